@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** Parsers for environment strings: every setting arrives as text and is checked here. */
+
+export const hostPort = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9.\-_[\]:]+:\d{1,5}$/, 'must be host:port');
+
+export const hostPortList = z
+  .string()
+  .trim()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(hostPort).min(1, 'must list at least one host:port'));
+
+export const nameList = z
+  .string()
+  .trim()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z
+      .array(z.string().regex(/^[A-Za-z0-9._-]+$/, 'names may use letters, digits, . _ -'))
+      .min(1, 'must name at least one'),
+  );
+
+export const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], 'must be true or false'))
+  .transform((s) => s === 'true' || s === '1' || s === 'yes');
+
+export const port = z.coerce
+  .number('must be a port number')
+  .int('must be a whole number')
+  .min(1, 'must be 1..65535')
+  .max(65535, 'must be 1..65535');
+
+export const positiveInt = z.coerce
+  .number('must be a number')
+  .int('must be a whole number')
+  .min(1, 'must be at least 1');
+
+export const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+export const url = z
+  .string()
+  .trim()
+  .refine((s) => URL.canParse(s), 'must be a URL');
+
+export const postgresUrl = url.refine(
+  (s) => /^postgres(ql)?:$/.test(new URL(s).protocol),
+  'must be a postgres:// URL',
+);

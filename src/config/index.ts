@@ -1,0 +1,277 @@
+import { z } from 'zod';
+import { ConfigError } from './config-error';
+import {
+  bool,
+  hostPort,
+  hostPortList,
+  nameList,
+  nonEmpty,
+  positiveInt,
+  postgresUrl,
+  url,
+} from './env-schema';
+
+export { ConfigError } from './config-error';
+
+/**
+ * Every environment variable onceflow reads, with its default. This is the only place that
+ * reads process.env for application settings; everything else receives a typed Config.
+ */
+export const DEFAULTS = {
+  /** Temporal frontend gRPC address. */
+  TEMPORAL_ADDRESS: '127.0.0.1:7233',
+  /** Temporal namespace the worker polls and the bridge starts workflows in. */
+  TEMPORAL_NAMESPACE: 'default',
+  /** Task queue shared by the worker and the bridge. */
+  TEMPORAL_TASK_QUEUE: 'onceflow-orders',
+  /** Base URL of the Temporal Web UI, used to print links to runs. */
+  TEMPORAL_UI_URL: 'http://127.0.0.1:8233',
+  /** Comma-separated bootstrap brokers. */
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  /** Kafka client id reported to the brokers. */
+  KAFKA_CLIENT_ID: 'onceflow',
+  /** Comma-separated source topics; each has a DLQ topic `<topic>.dlq`. */
+  KAFKA_TOPICS: 'orders',
+  /** Partitions used when onceflow creates its topics (existing topics are left alone). */
+  KAFKA_TOPIC_PARTITIONS: '6',
+  /** Consumer group of the bridge. */
+  KAFKA_GROUP_ID: 'onceflow-bridge',
+  /** Postgres connection URL (ledger, inventory, provider sandboxes). */
+  DATABASE_URL: 'postgres://onceflow@127.0.0.1:55432/onceflow',
+  /** Connections per process in the Postgres pool. */
+  DATABASE_POOL_MAX: '10',
+  /** pino log level. */
+  LOG_LEVEL: 'info',
+  /** Activities one worker runs at once. */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
+  /** Workflow tasks one worker runs at once. */
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40',
+} as const;
+
+const sslMode = z.enum(
+  ['disable', 'require', 'verify-full'],
+  'must be disable, require or verify-full',
+);
+const saslMechanism = z.enum(
+  ['plain', 'scram-sha-256', 'scram-sha-512'],
+  'must be plain, scram-sha-256 or scram-sha-512',
+);
+const logLevel = z.enum(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  'must be a pino level (fatal, error, warn, info, debug, trace, silent)',
+);
+
+const envSchema = z.object({
+  TEMPORAL_ADDRESS: hostPort.default(DEFAULTS.TEMPORAL_ADDRESS),
+  TEMPORAL_NAMESPACE: nonEmpty.default(DEFAULTS.TEMPORAL_NAMESPACE),
+  TEMPORAL_TASK_QUEUE: nonEmpty.default(DEFAULTS.TEMPORAL_TASK_QUEUE),
+  TEMPORAL_UI_URL: url.default(DEFAULTS.TEMPORAL_UI_URL),
+  TEMPORAL_TLS: bool.optional(),
+  TEMPORAL_TLS_CERT_PATH: nonEmpty.optional(),
+  TEMPORAL_TLS_KEY_PATH: nonEmpty.optional(),
+  TEMPORAL_TLS_CA_PATH: nonEmpty.optional(),
+  TEMPORAL_TLS_SERVER_NAME: nonEmpty.optional(),
+  TEMPORAL_API_KEY: nonEmpty.optional(),
+  KAFKA_BROKERS: hostPortList.default([DEFAULTS.KAFKA_BROKERS]),
+  KAFKA_CLIENT_ID: nonEmpty.default(DEFAULTS.KAFKA_CLIENT_ID),
+  KAFKA_TOPICS: nameList.default([DEFAULTS.KAFKA_TOPICS]),
+  KAFKA_TOPIC_PARTITIONS: positiveInt.default(Number(DEFAULTS.KAFKA_TOPIC_PARTITIONS)),
+  KAFKA_GROUP_ID: nonEmpty.default(DEFAULTS.KAFKA_GROUP_ID),
+  KAFKA_SSL: bool.default(false),
+  KAFKA_SSL_CA_PATH: nonEmpty.optional(),
+  KAFKA_SASL_MECHANISM: saslMechanism.optional(),
+  KAFKA_SASL_USERNAME: nonEmpty.optional(),
+  KAFKA_SASL_PASSWORD: nonEmpty.optional(),
+  DATABASE_URL: postgresUrl.default(DEFAULTS.DATABASE_URL),
+  DATABASE_SSL: sslMode.default('disable'),
+  DATABASE_SSL_CA_PATH: nonEmpty.optional(),
+  DATABASE_POOL_MAX: positiveInt.default(Number(DEFAULTS.DATABASE_POOL_MAX)),
+  LOG_LEVEL: logLevel.default(DEFAULTS.LOG_LEVEL),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.default(
+    Number(DEFAULTS.WORKER_MAX_CONCURRENT_ACTIVITIES),
+  ),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: positiveInt.default(
+    Number(DEFAULTS.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS),
+  ),
+});
+
+/** Names of every environment variable the config module reads. */
+export const CONFIG_KEYS: readonly string[] = Object.keys(envSchema.shape);
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface TemporalTlsConfig {
+  certPath?: string;
+  keyPath?: string;
+  caPath?: string;
+  serverName?: string;
+}
+
+export interface Config {
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    uiUrl: string;
+    /** undefined = plaintext (local dev server). */
+    tls?: TemporalTlsConfig;
+    apiKey?: string;
+  };
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topics: string[];
+    partitions: number;
+    groupId: string;
+    /** undefined = plaintext. */
+    ssl?: { caPath?: string };
+    sasl?: {
+      mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+      username: string;
+      password: string;
+    };
+  };
+  database: {
+    url: string;
+    ssl: 'disable' | 'require' | 'verify-full';
+    sslCaPath?: string;
+    poolMax: number;
+  };
+  worker: {
+    maxConcurrentActivities: number;
+    maxConcurrentWorkflowTasks: number;
+  };
+  logLevel: z.infer<typeof logLevel>;
+}
+
+/** The DLQ topic of a source topic (ARCHITECTURE.md, "Event contract"). */
+export function dlqTopicOf(topic: string): string {
+  return `${topic}.dlq`;
+}
+
+/**
+ * Reads and validates the settings. Throws ConfigError naming every bad setting, so an entry
+ * point stops at start instead of failing later on first use.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset: a blank line in an env file must not override a default.
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({ setting: String(i.path[0]), message: i.message })),
+    );
+  }
+  const e = parsed.data;
+  const problems = crossCheck(e);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return toConfig(e);
+}
+
+function crossCheck(e: Env): Array<{ setting: string; message: string }> {
+  const problems: Array<{ setting: string; message: string }> = [];
+  if (Boolean(e.TEMPORAL_TLS_CERT_PATH) !== Boolean(e.TEMPORAL_TLS_KEY_PATH)) {
+    const missing = e.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH';
+    problems.push({ setting: missing, message: 'client certificate and key are set together' });
+  }
+  if (e.TEMPORAL_TLS === false && (e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_API_KEY)) {
+    problems.push({
+      setting: 'TEMPORAL_TLS',
+      message: 'is false but a client certificate or API key needs TLS',
+    });
+  }
+  if (e.KAFKA_SASL_MECHANISM) {
+    if (!e.KAFKA_SASL_USERNAME)
+      problems.push({
+        setting: 'KAFKA_SASL_USERNAME',
+        message: 'is required with KAFKA_SASL_MECHANISM',
+      });
+    if (!e.KAFKA_SASL_PASSWORD)
+      problems.push({
+        setting: 'KAFKA_SASL_PASSWORD',
+        message: 'is required with KAFKA_SASL_MECHANISM',
+      });
+  } else if (e.KAFKA_SASL_USERNAME || e.KAFKA_SASL_PASSWORD) {
+    problems.push({
+      setting: 'KAFKA_SASL_MECHANISM',
+      message: 'is required when SASL credentials are set',
+    });
+  }
+  if (e.DATABASE_SSL_CA_PATH && e.DATABASE_SSL === 'disable') {
+    problems.push({
+      setting: 'DATABASE_SSL',
+      message: 'is disable but DATABASE_SSL_CA_PATH is set',
+    });
+  }
+  return problems;
+}
+
+function toConfig(e: Env): Config {
+  // An API key or a client certificate only makes sense over TLS (Temporal Cloud), so either
+  // one turns TLS on unless the operator said otherwise.
+  const tlsOn =
+    e.TEMPORAL_TLS ??
+    Boolean(e.TEMPORAL_API_KEY || e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_TLS_CA_PATH);
+  return {
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiUrl: e.TEMPORAL_UI_URL.replace(/\/+$/, ''),
+      tls: tlsOn
+        ? {
+            certPath: e.TEMPORAL_TLS_CERT_PATH,
+            keyPath: e.TEMPORAL_TLS_KEY_PATH,
+            caPath: e.TEMPORAL_TLS_CA_PATH,
+            serverName: e.TEMPORAL_TLS_SERVER_NAME,
+          }
+        : undefined,
+      apiKey: e.TEMPORAL_API_KEY,
+    },
+    kafka: {
+      brokers: e.KAFKA_BROKERS,
+      clientId: e.KAFKA_CLIENT_ID,
+      topics: e.KAFKA_TOPICS,
+      partitions: e.KAFKA_TOPIC_PARTITIONS,
+      groupId: e.KAFKA_GROUP_ID,
+      ssl: e.KAFKA_SSL || e.KAFKA_SSL_CA_PATH ? { caPath: e.KAFKA_SSL_CA_PATH } : undefined,
+      sasl: e.KAFKA_SASL_MECHANISM
+        ? {
+            mechanism: e.KAFKA_SASL_MECHANISM,
+            username: e.KAFKA_SASL_USERNAME!,
+            password: e.KAFKA_SASL_PASSWORD!,
+          }
+        : undefined,
+    },
+    database: {
+      url: e.DATABASE_URL,
+      ssl: e.DATABASE_SSL,
+      sslCaPath: e.DATABASE_SSL_CA_PATH,
+      poolMax: e.DATABASE_POOL_MAX,
+    },
+    worker: {
+      maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    },
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** A copy safe to log: secrets and URL passwords replaced. */
+export function redactConfig(config: Config): Config {
+  const dbUrl = new URL(config.database.url);
+  if (dbUrl.password) dbUrl.password = '***';
+  return {
+    ...config,
+    temporal: { ...config.temporal, apiKey: config.temporal.apiKey ? '***' : undefined },
+    kafka: {
+      ...config.kafka,
+      sasl: config.kafka.sasl ? { ...config.kafka.sasl, password: '***' } : undefined,
+    },
+    database: { ...config.database, url: dbUrl.toString() },
+  };
+}

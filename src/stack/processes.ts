@@ -1,0 +1,99 @@
+import { spawn, type SpawnOptions } from 'node:child_process';
+import { openSync, closeSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { waitFor } from './wait';
+
+export interface ServiceProcessOptions {
+  name: string;
+  command: string;
+  args: string[];
+  /** stdout and stderr are appended here. */
+  logFile: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  uid?: number;
+  gid?: number;
+}
+
+/**
+ * Starts a long-running service in its own process group, with output to a log file, and
+ * unref'd so the parent may exit while the stack keeps running (`npm run stack`, demo).
+ * Returns the pid; stopping is by pid (see stopProcessGroup), which also works from another
+ * process that only knows the pid from the state file.
+ */
+export function spawnService(options: ServiceProcessOptions): number {
+  mkdirSync(dirname(options.logFile), { recursive: true });
+  const fd = openSync(options.logFile, 'a');
+  try {
+    const spawnOptions: SpawnOptions = {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      uid: options.uid,
+      gid: options.gid,
+    };
+    const child = spawn(options.command, options.args, spawnOptions);
+    if (child.pid === undefined)
+      throw new Error(`${options.name}: could not start ${options.command}`);
+    child.on('error', () => undefined);
+    child.unref();
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** True when a process with this pid exists (and is not a zombie we can see). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Asks a service's process group to stop with `signal`, waits up to `graceMs`, then kills
+ * the group. Resolves once the leader is gone.
+ */
+export async function stopProcessGroup(
+  pid: number,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 15_000,
+): Promise<void> {
+  if (!isAlive(pid)) return;
+  signalGroup(pid, signal);
+  try {
+    await waitFor(() => !isAlive(pid), {
+      timeoutMs: graceMs,
+      intervalMs: 100,
+      what: `pid ${pid} to exit`,
+    });
+  } catch {
+    signalGroup(pid, 'SIGKILL');
+    await waitFor(() => !isAlive(pid), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+      what: `pid ${pid} to die`,
+    });
+  }
+}
+
+/** Synchronous last resort for process 'exit' handlers, where nothing async runs. */
+export function killGroupNow(pid: number): void {
+  signalGroup(pid, 'SIGKILL');
+}

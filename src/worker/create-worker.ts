@@ -1,0 +1,29 @@
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { Config } from '../config';
+import { createActivities, type ActivityDeps } from '../activities';
+
+export interface CreateWorkerOptions {
+  connection: NativeConnection;
+  config: Config;
+  deps: ActivityDeps;
+  /** Overrides the configured task queue (tests use one queue each). */
+  taskQueue?: string;
+  /** A prebuilt workflow bundle (tests bundle once); default: bundle src/workflows. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+/** The onceflow worker: every workflow in src/workflows and every activity, on one task queue. */
+export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
+  const { config } = options;
+  return Worker.create({
+    connection: options.connection,
+    namespace: config.temporal.namespace,
+    taskQueue: options.taskQueue ?? config.temporal.taskQueue,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities(options.deps),
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+  });
+}

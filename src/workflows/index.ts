@@ -1,0 +1,3 @@
+// The worker bundles this module for Temporal's workflow sandbox: one workflow per file,
+// re-exported here.
+export { smokeCheck } from './smoke-check';

@@ -1,0 +1,126 @@
+/**
+ * `npm test`: brings the stack up (or uses the one named by TEMPORAL_ADDRESS, KAFKA_BROKERS,
+ * DATABASE_URL, or one already running from `npm run stack`), runs mocha over test/, tears
+ * the stack down, checks that nothing was left behind, and ends with `N passed, N failed`.
+ *
+ *   npm test                      every test
+ *   npm test -- test/unit         only files under a path (unit tests need no stack)
+ *   npm test -- --grep ledger     only tests whose title matches
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Mocha from 'mocha';
+import { startPreparedStack } from '../src/stack/cli';
+import { killStackNow, readStackState, type RunningStack } from '../src/stack/stack';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { isAlive } from '../src/stack/processes';
+import { isPortFree } from '../src/stack/ports';
+
+const ROOT = resolve(__dirname, '..');
+
+function testFiles(target: string): string[] {
+  const full = resolve(ROOT, target);
+  if (statSync(full).isFile()) return [full];
+  return readdirSync(full, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join(full, f))
+    .sort();
+}
+
+function parseArgs(argv: string[]): { targets: string[]; grep?: string } {
+  const targets: string[] = [];
+  let grep: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--grep' || argv[i] === '-g') grep = argv[++i];
+    else targets.push(argv[i]!);
+  }
+  return { targets: targets.length ? targets : ['test'], grep };
+}
+
+function runMocha(files: string[], grep?: string): Promise<{ passes: number; failures: number }> {
+  const mocha = new Mocha({ timeout: 120_000, reporter: 'spec', grep });
+  files.forEach((f) => mocha.addFile(f));
+  return mocha.loadFilesAsync().then(
+    () =>
+      new Promise((done) => {
+        const runner = mocha.run(() =>
+          done({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0 }),
+        );
+      }),
+  );
+}
+
+/** After teardown: every stack process gone and every stack port free again. */
+async function checkNothingLeft(stack: RunningStack): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [name, pid] of Object.entries(stack.state.pids)) {
+    if (isAlive(pid)) problems.push(`${name} (pid ${pid}) still running`);
+  }
+  for (const port of stack.state.ports) {
+    if (!(await isPortFree(port))) problems.push(`port ${port} still in use`);
+  }
+  return problems;
+}
+
+async function main(): Promise<number> {
+  // Workers in tests log only warnings and errors; the spec reporter is the readable output.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const { targets, grep } = parseArgs(process.argv.slice(2));
+  const files = targets.flatMap(testFiles);
+  const needsStack = files.some((f) => !f.startsWith(join(ROOT, 'test', 'unit')));
+  let passed = 0;
+  let failed = 0;
+  let stack: RunningStack | undefined;
+
+  // Ctrl-C or a kill mid-run: take the stack down with us.
+  const abort = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\n${signal}: stopping the stack\n`);
+    void (stack?.owned ? stack.stop() : Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+  const started = Date.now();
+  process.on('exit', () => {
+    // Also covers a crash while the stack was still starting (stack not yet assigned): a
+    // state file written after this run began belongs to this run.
+    const state = readStackState();
+    if (stack?.owned || (state && Date.parse(state.startedAt) >= started)) killStackNow();
+  });
+
+  try {
+    if (needsStack) {
+      stack = await startPreparedStack();
+      process.stdout.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    }
+    const result = await runMocha(files, grep);
+    passed += result.passes;
+    failed += result.failures;
+  } catch (err) {
+    failed += 1;
+    process.stderr.write(`test run failed: ${(err as Error).stack ?? String(err)}\n`);
+  } finally {
+    if (stack?.owned) {
+      await stack.stop();
+      const problems = await checkNothingLeft(stack);
+      if (problems.length === 0) {
+        passed += 1;
+        process.stdout.write('  ✔ after the suite no stack process or port is left\n');
+      } else {
+        failed += 1;
+        process.stdout.write(`  ✗ left behind after the suite: ${problems.join('; ')}\n`);
+      }
+      stack = undefined;
+    }
+  }
+  process.stdout.write(`suite time ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  return failed > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n0 passed, 1 failed\n`);
+    process.exit(1);
+  },
+);
