@@ -46,6 +46,10 @@ export const DEFAULTS = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
   /** Workflow tasks one worker runs at once. */
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40',
+  /** Base URL of the sandbox providers (payments, mail); `npm run providers` listens on its port. */
+  PROVIDERS_URL: 'http://127.0.0.1:4010',
+  /** Postgres schema holding the sandbox providers' key store and ledgers. */
+  PROVIDERS_DB_SCHEMA: 'sandbox',
 } as const;
 
 const sslMode = z.enum(
@@ -93,6 +97,12 @@ const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: positiveInt.default(
     Number(DEFAULTS.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS),
   ),
+  PROVIDERS_URL: url.default(DEFAULTS.PROVIDERS_URL),
+  PROVIDERS_DB_SCHEMA: z
+    .string()
+    .trim()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+    .default(DEFAULTS.PROVIDERS_DB_SCHEMA),
 });
 
 /** Names of every environment variable the config module reads. */
@@ -140,6 +150,12 @@ export interface Config {
   worker: {
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
+  };
+  providers: {
+    /** Base URL of the payment and mail APIs (no trailing slash). */
+    url: string;
+    /** Schema of the sandbox providers' tables. */
+    dbSchema: string;
   };
   logLevel: z.infer<typeof logLevel>;
 }
@@ -256,6 +272,10 @@ function toConfig(e: Env): Config {
     worker: {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    },
+    providers: {
+      url: e.PROVIDERS_URL.replace(/\/+$/, ''),
+      dbSchema: e.PROVIDERS_DB_SCHEMA,
     },
     logLevel: e.LOG_LEVEL,
   };

@@ -1,0 +1,124 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { ConfigError, DEFAULTS, loadConfig, redactConfig } from '../../src/config';
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    return err.problems.map((p) => p.setting);
+  }
+  return [];
+}
+
+describe('config', () => {
+  it('uses the documented defaults when nothing is set', () => {
+    const c = loadConfig({});
+    assert.equal(c.temporal.address, DEFAULTS.TEMPORAL_ADDRESS);
+    assert.equal(c.temporal.namespace, 'default');
+    assert.equal(c.temporal.tls, undefined);
+    assert.deepEqual(c.kafka.brokers, [DEFAULTS.KAFKA_BROKERS]);
+    assert.deepEqual(c.kafka.topics, ['orders']);
+    assert.equal(c.kafka.partitions, 6);
+    assert.equal(c.kafka.ssl, undefined);
+    assert.equal(c.kafka.sasl, undefined);
+    assert.equal(c.database.url, DEFAULTS.DATABASE_URL);
+    assert.equal(c.database.ssl, 'disable');
+  });
+
+  it('treats empty strings as unset', () => {
+    assert.equal(loadConfig({ TEMPORAL_ADDRESS: '' }).temporal.address, DEFAULTS.TEMPORAL_ADDRESS);
+  });
+
+  it('parses lists and numbers', () => {
+    const c = loadConfig({
+      KAFKA_BROKERS: 'a:9092, b:9093',
+      KAFKA_TOPICS: 'orders,payments',
+      KAFKA_TOPIC_PARTITIONS: '12',
+    });
+    assert.deepEqual(c.kafka.brokers, ['a:9092', 'b:9093']);
+    assert.deepEqual(c.kafka.topics, ['orders', 'payments']);
+    assert.equal(c.kafka.partitions, 12);
+  });
+
+  it('names every bad setting in one error', () => {
+    assert.deepEqual(
+      problemsOf({
+        KAFKA_BROKERS: 'no-port',
+        TEMPORAL_ADDRESS: 'x',
+        DATABASE_URL: 'mysql://x',
+        KAFKA_TOPIC_PARTITIONS: '0',
+        LOG_LEVEL: 'loud',
+      }).sort(),
+      ['DATABASE_URL', 'KAFKA_BROKERS', 'KAFKA_TOPIC_PARTITIONS', 'LOG_LEVEL', 'TEMPORAL_ADDRESS'],
+    );
+  });
+
+  it('requires SASL credentials with a mechanism, and a mechanism with credentials', () => {
+    assert.deepEqual(problemsOf({ KAFKA_SASL_MECHANISM: 'scram-sha-512' }).sort(), [
+      'KAFKA_SASL_PASSWORD',
+      'KAFKA_SASL_USERNAME',
+    ]);
+    assert.deepEqual(problemsOf({ KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }), [
+      'KAFKA_SASL_MECHANISM',
+    ]);
+    assert.deepEqual(problemsOf({ KAFKA_SASL_MECHANISM: 'kerberos' }), ['KAFKA_SASL_MECHANISM']);
+  });
+
+  it('supports production settings: Temporal mTLS or API key, Kafka SSL+SASL, Postgres SSL', () => {
+    const c = loadConfig({
+      TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_API_KEY: 'secret-key',
+      KAFKA_SSL: 'true',
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'svc',
+      KAFKA_SASL_PASSWORD: 'kafka-secret',
+      DATABASE_URL: 'postgres://app:pg-secret@db.internal:5432/onceflow',
+      DATABASE_SSL: 'verify-full',
+    });
+    assert.ok(c.temporal.tls, 'an API key turns TLS on');
+    assert.equal(c.temporal.apiKey, 'secret-key');
+    assert.deepEqual(c.kafka.ssl, { caPath: undefined });
+    assert.equal(c.kafka.sasl?.mechanism, 'plain');
+    assert.equal(c.database.ssl, 'verify-full');
+    assert.deepEqual(problemsOf({ TEMPORAL_TLS_CERT_PATH: '/c.pem' }), ['TEMPORAL_TLS_KEY_PATH']);
+    assert.deepEqual(problemsOf({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' }), [
+      'TEMPORAL_TLS',
+    ]);
+  });
+
+  it('redacts secrets for logging', () => {
+    const c = loadConfig({
+      TEMPORAL_API_KEY: 'secret-key',
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'svc',
+      KAFKA_SASL_PASSWORD: 'kafka-secret',
+      DATABASE_URL: 'postgres://app:pg-secret@db.internal:5432/onceflow',
+    });
+    const text = JSON.stringify(redactConfig(c));
+    for (const secret of ['secret-key', 'kafka-secret', 'pg-secret']) {
+      assert.ok(!text.includes(secret), `${secret} must not appear`);
+    }
+    assert.ok(text.includes('svc'), 'non-secrets stay readable');
+  });
+
+  it('stops an entry point at start with a message naming the bad setting', () => {
+    const root = resolve(__dirname, '..', '..');
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', resolve(root, 'src/worker/index.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, KAFKA_BROKERS: 'not a broker', DATABASE_SSL: 'maybe' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(r.status, 78, r.stderr);
+    assert.match(r.stderr, /KAFKA_BROKERS: must be host:port/);
+    assert.match(r.stderr, /DATABASE_SSL: must be disable, require or verify-full/);
+  });
+});
