@@ -38,6 +38,8 @@ export const DEFAULTS = {
   KAFKA_GROUP_ID: 'onceflow-bridge',
   /** Postgres connection URL (ledger, inventory, provider sandboxes). */
   DATABASE_URL: 'postgres://onceflow@127.0.0.1:55432/onceflow',
+  /** Schema of onceflow's tables (ledger, inventory); tests and side-by-side installs use their own. */
+  DATABASE_SCHEMA: 'public',
   /** Connections per process in the Postgres pool. */
   DATABASE_POOL_MAX: '10',
   /** pino log level. */
@@ -46,6 +48,16 @@ export const DEFAULTS = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
   /** Workflow tasks one worker runs at once. */
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40',
+  /** Messages of different keys in one partition's batch started at once, at most. */
+  BRIDGE_START_CONCURRENCY: '32',
+  /** Partitions one bridge handles at once. */
+  BRIDGE_PARTITIONS_CONCURRENCY: '3',
+  /** Largest accepted message value; larger ones go to the DLQ as `oversized`. */
+  BRIDGE_MAX_MESSAGE_BYTES: '1048576',
+  /** Port of the bridge's Prometheus endpoint (GET /metrics); 0 picks a free one. */
+  BRIDGE_METRICS_PORT: '9464',
+  /** Days the ledger remembers an identity (`npm run ledger:reap`). */
+  LEDGER_RETENTION_DAYS: '30',
   /** Base URL of the sandbox providers (payments, mail); `npm run providers` listens on its port. */
   PROVIDERS_URL: 'http://127.0.0.1:4010',
   /** Postgres schema holding the sandbox providers' key store and ledgers. */
@@ -89,6 +101,11 @@ const envSchema = z.object({
   DATABASE_URL: postgresUrl.default(DEFAULTS.DATABASE_URL),
   DATABASE_SSL: sslMode.default('disable'),
   DATABASE_SSL_CA_PATH: nonEmpty.optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .trim()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+    .default(DEFAULTS.DATABASE_SCHEMA),
   DATABASE_POOL_MAX: positiveInt.default(Number(DEFAULTS.DATABASE_POOL_MAX)),
   LOG_LEVEL: logLevel.default(DEFAULTS.LOG_LEVEL),
   WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.default(
@@ -97,6 +114,19 @@ const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: positiveInt.default(
     Number(DEFAULTS.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS),
   ),
+  BRIDGE_START_CONCURRENCY: positiveInt.default(Number(DEFAULTS.BRIDGE_START_CONCURRENCY)),
+  BRIDGE_PARTITIONS_CONCURRENCY: positiveInt.default(
+    Number(DEFAULTS.BRIDGE_PARTITIONS_CONCURRENCY),
+  ),
+  BRIDGE_MAX_MESSAGE_BYTES: positiveInt.default(Number(DEFAULTS.BRIDGE_MAX_MESSAGE_BYTES)),
+  BRIDGE_METRICS_PORT: z.coerce
+    .number('must be a port number')
+    .int('must be a port number')
+    .min(0, 'must be 0..65535')
+    .max(65535, 'must be 0..65535')
+    .default(Number(DEFAULTS.BRIDGE_METRICS_PORT)),
+  BRIDGE_EXTRA_ROUTES: nonEmpty.optional(),
+  LEDGER_RETENTION_DAYS: positiveInt.default(Number(DEFAULTS.LEDGER_RETENTION_DAYS)),
   PROVIDERS_URL: url.default(DEFAULTS.PROVIDERS_URL),
   PROVIDERS_DB_SCHEMA: z
     .string()
@@ -145,11 +175,21 @@ export interface Config {
     url: string;
     ssl: 'disable' | 'require' | 'verify-full';
     sslCaPath?: string;
+    schema: string;
     poolMax: number;
   };
   worker: {
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
+  };
+  bridge: {
+    startConcurrency: number;
+    partitionsConcurrency: number;
+    maxMessageBytes: number;
+    metricsPort: number;
+    /** JSON of extra routes (see src/kafka-bridge/routes.ts, parseExtraRoutes). */
+    extraRoutes?: string;
+    ledgerRetentionDays: number;
   };
   providers: {
     /** Base URL of the payment and mail APIs (no trailing slash). */
@@ -267,11 +307,20 @@ function toConfig(e: Env): Config {
       url: e.DATABASE_URL,
       ssl: e.DATABASE_SSL,
       sslCaPath: e.DATABASE_SSL_CA_PATH,
+      schema: e.DATABASE_SCHEMA,
       poolMax: e.DATABASE_POOL_MAX,
     },
     worker: {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    },
+    bridge: {
+      startConcurrency: e.BRIDGE_START_CONCURRENCY,
+      partitionsConcurrency: e.BRIDGE_PARTITIONS_CONCURRENCY,
+      maxMessageBytes: e.BRIDGE_MAX_MESSAGE_BYTES,
+      metricsPort: e.BRIDGE_METRICS_PORT,
+      extraRoutes: e.BRIDGE_EXTRA_ROUTES,
+      ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
     },
     providers: {
       url: e.PROVIDERS_URL.replace(/\/+$/, ''),

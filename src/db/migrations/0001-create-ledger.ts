@@ -14,7 +14,8 @@ export const createLedger: Migration = {
       event_type      text        NOT NULL,
       event_id        text        NOT NULL,
       aggregate_id    text        NOT NULL,
-      aggregate_version integer,
+      -- bigint: producers may version with large counters (epoch millis, log sequence numbers).
+      aggregate_version bigint    CHECK (aggregate_version > 0),
       fingerprint     text        NOT NULL,
       workflow_id     text        NOT NULL,
       run_id          text,

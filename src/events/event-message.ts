@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { IHeaders } from 'kafkajs';
+import type { OrderPlacedData, OrderCancelledData } from './order-events';
+
+/** One event as a producer sends it (ARCHITECTURE.md, "Event contract"). */
+export interface EventSpec<TData = unknown> {
+  eventId?: string;
+  eventType: string;
+  aggregateId: string;
+  aggregateVersion?: number;
+  data: TData;
+}
+
+/** How the identity travels: headers (preferred) or top-level JSON fields beside `data`. */
+export type EnvelopeStyle = 'headers' | 'body';
+
+export interface KafkaRecord {
+  key: string;
+  value: string;
+  headers: IHeaders;
+}
+
+/** A contract-conforming Kafka message for an event. The event ID defaults to a fresh UUID. */
+export function buildEventMessage(spec: EventSpec, style: EnvelopeStyle = 'headers'): KafkaRecord {
+  const eventId = spec.eventId ?? randomUUID();
+  if (style === 'body') {
+    return {
+      key: spec.aggregateId,
+      value: JSON.stringify({
+        eventId,
+        eventType: spec.eventType,
+        aggregateId: spec.aggregateId,
+        ...(spec.aggregateVersion !== undefined ? { aggregateVersion: spec.aggregateVersion } : {}),
+        data: spec.data,
+      }),
+      headers: { 'content-type': 'application/json' },
+    };
+  }
+  const headers: IHeaders = {
+    'event-id': eventId,
+    'event-type': spec.eventType,
+    'aggregate-id': spec.aggregateId,
+    'content-type': 'application/json',
+  };
+  if (spec.aggregateVersion !== undefined)
+    headers['aggregate-version'] = String(spec.aggregateVersion);
+  return { key: spec.aggregateId, value: JSON.stringify({ data: spec.data }), headers };
+}
+
+/** A valid OrderPlaced payload: `lines` SKUs, totals consistent. */
+export function sampleOrderPlaced(
+  orderId: string,
+  options: { customerId?: string; lines?: number; sku?: (i: number) => string } = {},
+): OrderPlacedData {
+  const lines = options.lines ?? 2;
+  const items = Array.from({ length: lines }, (_, i) => ({
+    sku: options.sku?.(i) ?? `SKU-${(i % 5) + 1}`,
+    quantity: 1 + (i % 3),
+    unitPriceMinor: 1250 + 100 * i,
+  }));
+  return {
+    orderId,
+    customerId: options.customerId ?? `cust-${orderId}`,
+    email: `${orderId}@example.com`,
+    currency: 'EUR',
+    items,
+    totalMinor: items.reduce((s, l) => s + l.quantity * l.unitPriceMinor, 0),
+  };
+}
+
+export function sampleOrderCancelled(
+  orderId: string,
+  reason = 'customer request',
+): OrderCancelledData {
+  return { orderId, reason };
+}

@@ -1,0 +1,109 @@
+import {
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+} from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import type { EventWorkflowInput } from '../events/workflow-input';
+import { classifyAlreadyStarted } from './dedup';
+import type { StartCommand } from './translate';
+
+export type StartOutcome =
+  | { kind: 'started'; runId: string }
+  | { kind: 'duplicate'; runId: string | null }
+  | { kind: 'conflict'; error: string }
+  /** Temporal refused this particular start (e.g. invalid argument): the message's fault. */
+  | { kind: 'rejected'; error: string };
+
+export interface SourcePosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+function searchAttributesOf(cmd: StartCommand): SearchAttributePair[] {
+  const sa = cmd.searchAttributes;
+  const pairs: SearchAttributePair[] = [
+    { key: SEARCH_ATTRIBUTE.eventId, value: sa.EventId },
+    { key: SEARCH_ATTRIBUTE.eventType, value: sa.EventType },
+  ];
+  if (sa.OrderId) pairs.push({ key: SEARCH_ATTRIBUTE.orderId, value: sa.OrderId });
+  if (sa.CustomerId) pairs.push({ key: SEARCH_ATTRIBUTE.customerId, value: sa.CustomerId });
+  return pairs;
+}
+
+/** Static details in the Web UI: the event's identity and where it was consumed. */
+function detailsOf(cmd: StartCommand, source: SourcePosition): string {
+  return [
+    `**event** ${cmd.eventType} \`${cmd.eventId}\``,
+    `**identity** \`${cmd.identity}\``,
+    `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
+    `**fingerprint** \`${cmd.fingerprint}\``,
+  ].join('\n\n');
+}
+
+/** gRPC status INVALID_ARGUMENT: the request itself is wrong, retrying cannot help. */
+const GRPC_INVALID_ARGUMENT = 3;
+
+function isMessageFault(err: unknown): boolean {
+  if (!(err instanceof ServiceError)) return false;
+  const code = (err.cause as { code?: number } | undefined)?.code;
+  return code === GRPC_INVALID_ARGUMENT;
+}
+
+/**
+ * Starts the workflow of one event, with the event identity as workflow ID, REJECT_DUPLICATE
+ * and conflict policy FAIL. "Already started" is a deduplication, not an error: the running
+ * or closed run's memo fingerprint tells a duplicate from an identity conflict. Any other
+ * error is thrown for the caller to retry (Temporal unavailable).
+ */
+export async function startOrDeduplicate(
+  client: Client,
+  taskQueue: string,
+  cmd: StartCommand,
+  source: SourcePosition,
+): Promise<StartOutcome> {
+  const input: EventWorkflowInput<unknown> = {
+    data: cmd.data,
+    event: {
+      eventId: cmd.eventId,
+      eventType: cmd.eventType,
+      identity: cmd.identity,
+      aggregateId: cmd.aggregateId,
+      aggregateVersion: cmd.aggregateVersion,
+      fingerprint: cmd.fingerprint,
+      source,
+    },
+  };
+  try {
+    const handle = await client.workflow.start(cmd.workflowType, {
+      workflowId: cmd.workflowId,
+      taskQueue,
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+      memo: { ...cmd.memo, source },
+      typedSearchAttributes: searchAttributesOf(cmd),
+      staticSummary: cmd.summary,
+      staticDetails: detailsOf(cmd, source),
+    });
+    return { kind: 'started', runId: handle.firstExecutionRunId };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      const description = await client.workflow.getHandle(cmd.workflowId).describe();
+      const startedFingerprint = description.memo?.fingerprint;
+      const verdict = classifyAlreadyStarted(
+        cmd.fingerprint,
+        typeof startedFingerprint === 'string' ? startedFingerprint : undefined,
+      );
+      if (verdict === 'duplicate') return { kind: 'duplicate', runId: description.runId };
+      return {
+        kind: 'conflict',
+        error: `identity ${cmd.identity} already runs as workflow ${cmd.workflowId} with payload fingerprint ${String(startedFingerprint)}; this payload's fingerprint is ${cmd.fingerprint}`,
+      };
+    }
+    if (isMessageFault(err)) return { kind: 'rejected', error: (err as Error).message };
+    throw err;
+  }
+}

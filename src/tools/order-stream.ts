@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import {
+  buildEventMessage,
+  sampleOrderCancelled,
+  sampleOrderPlaced,
+  type KafkaRecord,
+} from '../events/event-message';
+
+/** What the generated stream contains besides one clean OrderPlaced per order. */
+export interface OrderStreamOptions {
+  orders: number;
+  /** Seed of the pseudo-random choices; the same seed gives the same stream. Default: 1. */
+  seed?: number;
+  /** Fraction of events sent again (same event ID). Default: 0. */
+  duplicateRate?: number;
+  /** Fraction of orders re-emitted under a fresh event ID with the same version. Default: 0. */
+  reemitRate?: number;
+  /** Fraction of orders followed by an OrderCancelled (version 2). Default: 0. */
+  cancelRate?: number;
+  /** Fraction of extra poison messages (unparseable, invalid, unknown type). Default: 0. */
+  poisonRate?: number;
+  /** Fraction of orders whose version 1 is re-sent with other data (identity-conflict). Default: 0. */
+  conflictRate?: number;
+  /** Prefix of order IDs; a run-specific one keeps runs apart. Default: `order`. */
+  prefix?: string;
+  /** SKU chooser, so a demo can aim some orders at scarce stock. Default: SKU-1..SKU-5. */
+  sku?: (orderIndex: number, line: number) => string;
+  /** Customer chooser (e.g. a declined card). Default: `cust-<order>`. */
+  customerId?: (orderIndex: number) => string;
+}
+
+export interface OrderStream {
+  records: KafkaRecord[];
+  counts: {
+    orders: number;
+    duplicates: number;
+    reemits: number;
+    cancels: number;
+    poison: number;
+    conflicts: number;
+  };
+}
+
+/** Deterministic PRNG (mulberry32): reproducible streams for tests, demos and chaos runs. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A UUID-shaped ID derived from the seed and a counter, so a re-run produces the same IDs. */
+function seededId(seed: number, n: number): string {
+  const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * A contract-conforming stream of order events with chosen defects, in an order a real
+ * producer could emit: an order's events stay in order; duplicates follow their original.
+ */
+export function generateOrderStream(options: OrderStreamOptions): OrderStream {
+  const seed = options.seed ?? 1;
+  const random = seededRandom(seed);
+  let ids = 0;
+  const nextId = () => seededId(seed, ids++);
+  const prefix = options.prefix ?? 'order';
+  const records: KafkaRecord[] = [];
+  const counts = { orders: 0, duplicates: 0, reemits: 0, cancels: 0, poison: 0, conflicts: 0 };
+  const maybeDuplicate = (record: KafkaRecord) => {
+    records.push(record);
+    if (random() < (options.duplicateRate ?? 0)) {
+      records.push(record);
+      counts.duplicates++;
+    }
+  };
+  for (let i = 0; i < options.orders; i++) {
+    const orderId = `${prefix}-${i}`;
+    const data = sampleOrderPlaced(orderId, {
+      lines: 1 + Math.floor(random() * 3),
+      sku: options.sku ? (line) => options.sku!(i, line) : undefined,
+      customerId: options.customerId?.(i),
+    });
+    maybeDuplicate(
+      buildEventMessage({
+        eventId: nextId(),
+        eventType: 'OrderPlaced',
+        aggregateId: orderId,
+        aggregateVersion: 1,
+        data,
+      }),
+    );
+    counts.orders++;
+    if (random() < (options.reemitRate ?? 0)) {
+      records.push(
+        buildEventMessage(
+          {
+            eventId: nextId(),
+            eventType: 'OrderPlaced',
+            aggregateId: orderId,
+            aggregateVersion: 1,
+            data,
+          },
+          'body',
+        ),
+      );
+      counts.reemits++;
+    }
+    if (random() < (options.conflictRate ?? 0)) {
+      const other = { ...data, email: `changed-${data.email}` };
+      records.push(
+        buildEventMessage({
+          eventId: nextId(),
+          eventType: 'OrderPlaced',
+          aggregateId: orderId,
+          aggregateVersion: 1,
+          data: other,
+        }),
+      );
+      counts.conflicts++;
+    }
+    if (random() < (options.cancelRate ?? 0)) {
+      maybeDuplicate(
+        buildEventMessage({
+          eventId: nextId(),
+          eventType: 'OrderCancelled',
+          aggregateId: orderId,
+          aggregateVersion: 2,
+          data: sampleOrderCancelled(orderId),
+        }),
+      );
+      counts.cancels++;
+    }
+    if (random() < (options.poisonRate ?? 0)) {
+      records.push(poisonRecord(`${prefix}-poison-${i}`, Math.floor(random() * 3), nextId()));
+      counts.poison++;
+    }
+  }
+  return { records, counts };
+}
+
+function poisonRecord(aggregateId: string, kind: number, eventId: string): KafkaRecord {
+  if (kind === 0)
+    return {
+      key: aggregateId,
+      value: '{"data": not json',
+      headers: { 'event-id': eventId, 'event-type': 'OrderPlaced', 'aggregate-id': aggregateId },
+    };
+  if (kind === 1) {
+    const data = { ...sampleOrderPlaced(aggregateId), totalMinor: 1 };
+    return buildEventMessage({
+      eventId,
+      eventType: 'OrderPlaced',
+      aggregateId,
+      aggregateVersion: 1,
+      data,
+    });
+  }
+  return buildEventMessage({
+    eventId,
+    eventType: 'OrderShipped',
+    aggregateId,
+    aggregateVersion: 1,
+    data: { aggregateId },
+  });
+}

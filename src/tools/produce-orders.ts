@@ -1,0 +1,63 @@
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../config/load-or-exit';
+import { createKafka } from '../kafka-bridge/kafka-client';
+import { generateOrderStream } from './order-stream';
+
+const USAGE = `usage: npm run produce -- --orders N [--seed S] [--duplicate-rate R] [--reemit-rate R]
+       [--cancel-rate R] [--poison-rate R] [--conflict-rate R] [--prefix P] [--topic T]`;
+
+function rate(raw: string | undefined, name: string): number {
+  if (raw === undefined) return 0;
+  const r = Number(raw);
+  if (!(r >= 0 && r <= 1)) throw new Error(`--${name} must be between 0 and 1, got ${raw}`);
+  return r;
+}
+
+/** `npm run produce`: publishes a generated order stream (with chosen defects) to the source topic. */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      orders: { type: 'string' },
+      seed: { type: 'string' },
+      'duplicate-rate': { type: 'string' },
+      'reemit-rate': { type: 'string' },
+      'cancel-rate': { type: 'string' },
+      'poison-rate': { type: 'string' },
+      'conflict-rate': { type: 'string' },
+      prefix: { type: 'string' },
+      topic: { type: 'string' },
+    },
+  });
+  const orders = Number(values.orders);
+  if (!Number.isInteger(orders) || orders < 1)
+    throw new Error(`--orders must be a positive whole number\n${USAGE}`);
+  const config = loadConfigOrExit();
+  const stream = generateOrderStream({
+    orders,
+    seed: values.seed ? Number(values.seed) : 1,
+    duplicateRate: rate(values['duplicate-rate'], 'duplicate-rate'),
+    reemitRate: rate(values['reemit-rate'], 'reemit-rate'),
+    cancelRate: rate(values['cancel-rate'], 'cancel-rate'),
+    poisonRate: rate(values['poison-rate'], 'poison-rate'),
+    conflictRate: rate(values['conflict-rate'], 'conflict-rate'),
+    prefix: values.prefix,
+  });
+  const producer = createKafka(config.kafka, 'producer').producer();
+  await producer.connect();
+  try {
+    const topic = values.topic ?? config.kafka.topics[0]!;
+    for (let i = 0; i < stream.records.length; i += 500) {
+      await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 500) });
+    }
+    process.stdout.write(
+      `${JSON.stringify({ topic, messages: stream.records.length, ...stream.counts })}\n`,
+    );
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(1);
+});
