@@ -246,6 +246,9 @@ export async function handleBatch(
           }
           item.done = true;
           advance();
+          // kafkajs heartbeats only when asked (throttled to heartbeatInterval); a long batch
+          // without this would outlive the session and lose the partition mid-way.
+          await controls.heartbeat();
         }
       }),
       deps.concurrency,

@@ -1,0 +1,283 @@
+/**
+ * `npm run bench:bridge`: the bridge's start rate against a tight start loop on the same
+ * server, the duplicate absorption rate, and the bridge's peak RSS. Prints a table and writes
+ * artifacts/bench-bridge.json. One run on one (noisy, 2-core) machine: read ratios, not
+ * absolute numbers.
+ *
+ *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import pino from 'pino';
+import { Client, Connection } from '@temporalio/client';
+import { startPreparedStack } from '../src/stack/cli';
+import { loadConfig, type Config } from '../src/config';
+import { createPool } from '../src/db/pool';
+import { migrate } from '../src/db/migrate';
+import { createKafka } from '../src/kafka-bridge/kafka-client';
+import { ensureTopics } from '../src/kafka-bridge/topics';
+import { startBridge } from '../src/kafka-bridge/bridge';
+import { DEFAULT_ROUTES } from '../src/kafka-bridge/routes';
+import { generateOrderStream } from '../src/tools/order-stream';
+import { runLimited } from '../src/kafka-bridge/run-limited';
+import { waitFor } from '../src/stack/wait';
+import { spawn } from 'node:child_process';
+
+const ROOT = resolve(__dirname, '..');
+const PARTITIONS = 4;
+
+function tag(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}`;
+}
+
+async function committedAll(config: Config, topic: string, groupId: string): Promise<boolean> {
+  const admin = createKafka(config.kafka, 'bench').admin();
+  await admin.connect();
+  try {
+    const high = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    return high.every(
+      (h) => committed!.partitions.find((p) => p.partition === h.partition)?.offset === h.high,
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Tight loop of client.workflow.start at `concurrency`, the ceiling the bridge is measured against. */
+async function rawStartRate(
+  client: Client,
+  config: Config,
+  n: number,
+  concurrency: number,
+): Promise<number> {
+  const taskQueue = tag('bench-raw');
+  const ids = Array.from({ length: n }, (_, i) => `${taskQueue}-${i}`);
+  const started = performance.now();
+  await runLimited(
+    ids.map((workflowId) => async () => {
+      await client.workflow.start('orderFulfillment', {
+        workflowId,
+        taskQueue,
+        args: [{}],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+      });
+    }),
+    concurrency,
+  );
+  const rate = n / ((performance.now() - started) / 1000);
+  await terminateAll(client, ids);
+  void config;
+  return rate;
+}
+
+async function terminateAll(client: Client, ids: string[]): Promise<void> {
+  await runLimited(
+    ids.map(
+      (id) => () =>
+        client.workflow
+          .getHandle(id)
+          .terminate('bench cleanup')
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
+    ),
+    32,
+  );
+}
+
+/** Peak resident set (VmHWM) of a running process, in MiB. */
+function peakRssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string' },
+      concurrency: { type: 'string' },
+      duplicates: { type: 'string' },
+    },
+  });
+  const events = Number(values.events ?? 3000);
+  const concurrency = Number(values.concurrency ?? 32);
+  const duplicates = Number(values.duplicates ?? 20000);
+
+  const stack = await startPreparedStack();
+  const config = loadConfig();
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const pool = createPool(config.database);
+  const kafka = createKafka(config.kafka, 'bench');
+  try {
+    process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
+    const raw = await rawStartRate(client, config, events, concurrency);
+
+    // The bridge as its own process, on pre-produced events, with the same number of starts in flight.
+    const topic = tag('bench_orders');
+    const schema = tag('bench');
+    const taskQueue = tag('bench-bridge');
+    await migrate(pool, { schema });
+    await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
+    const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
+    const producer = kafka.producer();
+    await producer.connect();
+    for (let i = 0; i < stream.records.length; i += 1000) {
+      await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
+    }
+    await producer.disconnect();
+    process.stderr.write(
+      `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+    );
+    const groupId = tag('bench-group');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve(ROOT, 'src/kafka-bridge/main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          KAFKA_TOPICS: topic,
+          KAFKA_GROUP_ID: groupId,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          DATABASE_SCHEMA: schema,
+          BRIDGE_METRICS_PORT: '0',
+          BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
+          BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
+          LOG_LEVEL: 'warn',
+        },
+        stdio: 'inherit',
+      },
+    );
+    let peak = 0;
+    await waitFor(
+      async () => {
+        peak = Math.max(peak, peakRssMiB(child.pid!));
+        return committedAll(config, topic, groupId);
+      },
+      { timeoutMs: 600_000, intervalMs: 250, what: 'the bridge to handle every event' },
+    );
+    peak = Math.max(peak, peakRssMiB(child.pid!));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    // From the first to the last ledger write: excludes process start-up and group join.
+    const { rows } = await pool.query<{ n: string; seconds: number }>(
+      `SELECT count(*) AS n, extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds FROM ${schema}.processed_events`,
+    );
+    const bridgeRate = Number(rows[0]!.n) / Number(rows[0]!.seconds);
+
+    // Duplicate absorption: the same identities again, all answered by the ledger.
+    const dupTopic = tag('bench_dups');
+    await ensureTopics(kafka, { topics: [dupTopic], partitions: PARTITIONS });
+    const dupProducer = kafka.producer();
+    await dupProducer.connect();
+    const dupRecords = Array.from(
+      { length: duplicates },
+      (_, i) => stream.records[i % stream.records.length]!,
+    );
+    for (let i = 0; i < dupRecords.length; i += 2000) {
+      await dupProducer.send({
+        topic: dupTopic,
+        acks: -1,
+        messages: dupRecords.slice(i, i + 2000),
+      });
+    }
+    await dupProducer.disconnect();
+    const dupGroup = tag('bench-dup-group');
+    const bridge = await startBridge({
+      config: {
+        ...config,
+        bridge: {
+          ...config.bridge,
+          partitionsConcurrency: PARTITIONS,
+          startConcurrency: concurrency / PARTITIONS,
+        },
+      },
+      kafka,
+      client,
+      pool,
+      log: pino({ level: 'warn' }),
+      routes: DEFAULT_ROUTES,
+      ledgerSchema: schema,
+      topics: [dupTopic],
+      groupId: dupGroup,
+      taskQueue,
+    });
+    // Timed from the first message consumed, so group join is not counted.
+    const consumed = async () => {
+      const m = await bridge.metrics.consumed.get();
+      return m.values.reduce((s, v) => s + v.value, 0);
+    };
+    await waitFor(async () => (await consumed()) > 0, {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+      what: 'first duplicate batch',
+    });
+    const dupStart = performance.now();
+    await waitFor(() => committedAll(config, dupTopic, dupGroup), {
+      timeoutMs: 600_000,
+      intervalMs: 100,
+      what: 'duplicates absorbed',
+    });
+    const dupRate = duplicates / ((performance.now() - dupStart) / 1000);
+    const dupMetric = await bridge.metrics.duplicates.get();
+    const absorbed = dupMetric.values
+      .filter((v) => v.labels.source === 'ledger')
+      .reduce((s, v) => s + v.value, 0);
+    await bridge.stop();
+
+    const { rows: wf } = await pool.query<{ workflow_id: string }>(
+      `SELECT workflow_id FROM ${schema}.processed_events`,
+    );
+    await terminateAll(
+      client,
+      wf.map((r) => r.workflow_id),
+    );
+
+    const result = {
+      machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`,
+      events,
+      concurrency,
+      rawStartsPerSecond: Math.round(raw),
+      bridgeStartsPerSecond: Math.round(bridgeRate),
+      ratio: Number((bridgeRate / raw).toFixed(2)),
+      duplicates,
+      duplicatesAbsorbedByLedger: absorbed,
+      duplicatesPerSecond: Math.round(dupRate),
+      bridgePeakRssMiB: Math.round(peak),
+    };
+    mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
+    writeFileSync(
+      resolve(ROOT, 'artifacts', 'bench-bridge.json'),
+      `${JSON.stringify(result, null, 2)}\n`,
+    );
+    process.stdout.write(
+      [
+        '',
+        `| measure | value |`,
+        `|---|---|`,
+        `| raw client.workflow.start (C=${concurrency}) | ${result.rawStartsPerSecond} starts/s |`,
+        `| bridge, pre-produced events (C=${concurrency}) | ${result.bridgeStartsPerSecond} starts/s |`,
+        `| ratio bridge / raw | ${result.ratio} |`,
+        `| duplicate absorption (ledger) | ${result.duplicatesPerSecond} events/s (${absorbed}/${duplicates} by ledger) |`,
+        `| bridge peak RSS | ${result.bridgePeakRssMiB} MiB |`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await pool.end();
+    await connection.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
