@@ -12,6 +12,8 @@ interface Service {
 
 const compose = parse(
   readFileSync(resolve(__dirname, '..', '..', 'docker-compose.yml'), 'utf8'),
+  // Compose resolves `<<:` merge keys; so must the test.
+  { merge: true },
 ) as { services: Record<string, Service> };
 
 function hostPort(service: string, containerPort: number): number {
@@ -24,7 +26,14 @@ const portOf = (address: string) => Number(address.split(':').at(-1));
 
 describe('docker-compose.yml', () => {
   it('parses and has the services the README names', () => {
-    for (const name of ['postgresql', 'temporal', 'temporal-ui', 'kafka', 'onceflow-worker']) {
+    for (const name of [
+      'postgresql',
+      'temporal',
+      'temporal-ui',
+      'kafka',
+      'onceflow-worker',
+      'onceflow-bridge',
+    ]) {
       assert.ok(compose.services[name], `service ${name}`);
     }
   });
