@@ -5,6 +5,7 @@ import {
   sampleOrderPlaced,
   type KafkaRecord,
 } from '../events/event-message';
+import type { OrderPlacedData } from '../events/order-events';
 
 /** What the generated stream contains besides one clean OrderPlaced per order. */
 export interface OrderStreamOptions {
@@ -31,6 +32,10 @@ export interface OrderStreamOptions {
 
 export interface OrderStream {
   records: KafkaRecord[];
+  /** Every valid OrderPlaced payload, by order ID (what the pipeline must act on once). */
+  orders: Map<string, OrderPlacedData>;
+  /** Orders followed by an OrderCancelled. */
+  cancelledOrderIds: string[];
   counts: {
     orders: number;
     duplicates: number;
@@ -71,6 +76,8 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
   const prefix = options.prefix ?? 'order';
   const records: KafkaRecord[] = [];
   const counts = { orders: 0, duplicates: 0, reemits: 0, cancels: 0, poison: 0, conflicts: 0 };
+  const orders = new Map<string, OrderPlacedData>();
+  const cancelledOrderIds: string[] = [];
   const maybeDuplicate = (record: KafkaRecord) => {
     records.push(record);
     if (random() < (options.duplicateRate ?? 0)) {
@@ -95,6 +102,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       }),
     );
     counts.orders++;
+    orders.set(orderId, data);
     if (random() < (options.reemitRate ?? 0)) {
       records.push(
         buildEventMessage(
@@ -134,13 +142,14 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
         }),
       );
       counts.cancels++;
+      cancelledOrderIds.push(orderId);
     }
     if (random() < (options.poisonRate ?? 0)) {
       records.push(poisonRecord(`${prefix}-poison-${i}`, Math.floor(random() * 3), nextId()));
       counts.poison++;
     }
   }
-  return { records, counts };
+  return { records, orders, cancelledOrderIds, counts };
 }
 
 function poisonRecord(aggregateId: string, kind: number, eventId: string): KafkaRecord {

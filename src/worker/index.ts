@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const log = createLogger('worker', config.logLevel);
   log.info({ config: redactConfig(config) }, 'starting worker');
   const connection = await connectWorker(config.temporal);
-  const pool = createPool(config.database);
+  const pool = createPool(config.database, { schema: config.database.schema });
   try {
     const worker = await createWorker({ connection, config, deps: { pool } });
     log.info({ taskQueue: config.temporal.taskQueue }, 'worker polling');
