@@ -17,7 +17,7 @@ export async function prepareServices(config: Config): Promise<PrepareResult> {
   const pool = createPool(config.database);
   try {
     const [migrationsApplied, topicsCreated] = await Promise.all([
-      migrate(pool),
+      migrate(pool, { schema: config.database.schema }),
       ensureTopics(createKafka(config.kafka, 'setup'), {
         topics: config.kafka.topics,
         partitions: config.kafka.partitions,

@@ -5,9 +5,10 @@ import type { Config } from '../config';
 /** Options for createPool. */
 export interface CreatePoolOptions {
   /**
-   * Schema put first on every connection's search_path, so stores use unqualified table
-   * names and tests (one schema each) share code with production. Default: the server's
-   * search_path (public).
+   * Schema put on every connection's search_path, so stores that use unqualified table names
+   * (inventory, provider sandbox) find their tables; tests pass one schema each. Default:
+   * `database.schema` (DATABASE_SCHEMA), so the worker's activities read the same schema the
+   * bridge's ledger and the migrations use.
    */
   schema?: string;
 }
@@ -23,13 +24,12 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
           rejectUnauthorized: database.ssl === 'verify-full',
           ca: database.sslCaPath ? readFileSync(database.sslCaPath, 'utf8') : undefined,
         };
-  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
-    throw new Error(`invalid schema name: ${options.schema}`);
-  }
+  const schema = options.schema ?? database.schema;
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   return new pg.Pool({
     connectionString: database.url,
     ssl,
     max: database.poolMax,
-    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    options: `-c search_path=${schema}`,
   });
 }

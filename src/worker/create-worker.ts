@@ -22,7 +22,8 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities(options.deps),
+    // Provider URL from config unless the caller injected its own (tests run their own sandbox).
+    activities: createActivities({ providers: { url: config.providers.url }, ...options.deps }),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });

@@ -1,7 +1,13 @@
 import { createLedger } from './0001-create-ledger';
+import { createProviderSandbox } from './0002-create-provider-sandbox';
+import { createInventory } from './0003-create-inventory';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
 
 /** Every migration, in version order. Append only: an applied migration is never edited. */
-export const migrations: readonly Migration[] = [createLedger];
+export const migrations: readonly Migration[] = [
+  createLedger,
+  createProviderSandbox,
+  createInventory,
+];

@@ -1,0 +1,73 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE_TYPES, postToProvider, type ProviderClientOptions } from './provider-http';
+
+export interface ChargePaymentInput {
+  /** Idempotency key derived by the workflow (`<workflowId>:charge`). */
+  key: string;
+  orderId: string;
+  customerId: string;
+  amountMinor: number;
+  currency: string;
+}
+
+export interface ChargePaymentResult {
+  chargeId: string;
+  amountMinor: number;
+}
+
+export interface RefundPaymentInput {
+  /** Idempotency key derived by the workflow (`<workflowId>:refund`). */
+  key: string;
+  orderId: string;
+  /** The charge to refund; without it the provider refunds the order's charge, if any. */
+  chargeId?: string;
+}
+
+export interface RefundPaymentResult {
+  /** False when the provider holds no charge for the order: nothing to give back. */
+  refunded: boolean;
+  refundId?: string;
+  amountMinor?: number;
+}
+
+/**
+ * Payment activities over the provider's HTTP API. Swap this file for a Stripe client with
+ * the same inputs and failure types and no workflow changes.
+ */
+export function createPaymentActivities(options: ProviderClientOptions) {
+  return {
+    async chargePayment(input: ChargePaymentInput): Promise<ChargePaymentResult> {
+      const { status, body } = await postToProvider(options, {
+        path: '/v1/charges',
+        key: input.key,
+        body: {
+          orderId: input.orderId,
+          customerId: input.customerId,
+          amountMinor: input.amountMinor,
+          currency: input.currency,
+        },
+        accept: [402],
+      });
+      if (status === 402) {
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.paymentDeclined,
+          message: `payment for order ${input.orderId} declined`,
+          nonRetryable: true,
+          details: [{ orderId: input.orderId, key: input.key, body }],
+        });
+      }
+      return { chargeId: String(body.id), amountMinor: Number(body.amountMinor) };
+    },
+
+    async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentResult> {
+      const { status, body } = await postToProvider(options, {
+        path: '/v1/refunds',
+        key: input.key,
+        body: { orderId: input.orderId, chargeId: input.chargeId },
+        accept: [404],
+      });
+      if (status === 404) return { refunded: false };
+      return { refunded: true, refundId: String(body.id), amountMinor: Number(body.amountMinor) };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { loadConfigOrExit } from '../config/load-or-exit';
+import { createPool } from '../db/pool';
+import { migrate } from '../db/migrate';
+import { createLogger } from '../logger';
+import { startProviders } from './server';
+
+/**
+ * `npm run providers`: the sandbox payment and mail APIs on the port of PROVIDERS_URL, with
+ * their tables in PROVIDERS_DB_SCHEMA. Faults start off; set them with PUT /admin/faults.
+ */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger('providers', config.logLevel);
+  const schema = config.providers.dbSchema;
+  const pool = createPool(config.database, { schema });
+  await migrate(pool, { schema });
+  const url = new URL(config.providers.url);
+  const providers = await startProviders({
+    pool,
+    port: Number(url.port || 80),
+    host: url.hostname,
+    onError: (err) => log.error({ err }, 'provider request failed'),
+  });
+  log.info({ url: providers.url, schema }, 'sandbox providers listening');
+  const stop = (signal: NodeJS.Signals) => {
+    log.info({ signal }, 'stopping sandbox providers');
+    void providers
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`providers failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { findChargeById, insertCharge, listChargesByKey, listChargesByOrder } from './charge-store';
+import { errorBody, fingerprintRequest, HttpError, readJson, sendJson } from './http-util';
+import { handleIdempotentRequest, type IdempotencyContext } from './idempotent-request';
+import { findRefundByCharge, insertRefund, listRefundsByOrder } from './refund-store';
+
+const id = z.string().trim().min(1).max(300);
+
+const chargeRequest = z.object({
+  orderId: id,
+  customerId: id,
+  amountMinor: z.number().int().positive(),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  /** Card token; `tok_chargeDeclined` is declined like Stripe's test card. */
+  source: z.string().optional(),
+});
+
+const refundRequest = z.object({
+  orderId: id,
+  /** The charge to refund; without it, the order's charge is refunded. */
+  chargeId: id.optional(),
+});
+
+/**
+ * The card-decline rule of the sandbox: customer IDs starting with `declined` and the token
+ * `tok_chargeDeclined` are declined (402), so demos and tests can produce declines at will.
+ */
+export function isDeclined(input: { customerId: string; source?: string }): boolean {
+  return /^declined/i.test(input.customerId) || input.source === 'tok_chargeDeclined';
+}
+
+export function idempotencyKeyOf(req: IncomingMessage): string {
+  const key = req.headers['idempotency-key'];
+  if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
+    throw new HttpError(400, 'missing_idempotency_key', 'an Idempotency-Key header is required');
+  }
+  return key;
+}
+
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new HttpError(400, 'invalid_request', z.prettifyError(parsed.error));
+  return parsed.data;
+}
+
+async function createCharge(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
+  const key = idempotencyKeyOf(req);
+  const raw = await readJson(req);
+  const body = parseBody(chargeRequest, raw);
+  await handleIdempotentRequest(ctx, res, {
+    endpoint: 'charges',
+    key,
+    fingerprint: fingerprintRequest('POST', '/v1/charges', raw),
+    execute: async (client) => {
+      if (isDeclined(body)) {
+        return { status: 402, body: errorBody('card_declined', 'your card was declined') };
+      }
+      // The ledger outlives reaped keys: a key seen again after reaping gets its old charge.
+      const [existing] = await listChargesByKey(client, key);
+      if (existing) return { status: 201, body: { ...existing, status: 'succeeded' } };
+      const charge = await insertCharge(client, {
+        idempotencyKey: key,
+        orderId: body.orderId,
+        customerId: body.customerId,
+        amountMinor: body.amountMinor,
+        currency: body.currency,
+      });
+      return { status: 201, body: { ...charge, status: 'succeeded' } };
+    },
+  });
+}
+
+async function createRefund(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
+  const key = idempotencyKeyOf(req);
+  const raw = await readJson(req);
+  const body = parseBody(refundRequest, raw);
+  await handleIdempotentRequest(ctx, res, {
+    endpoint: 'refunds',
+    key,
+    fingerprint: fingerprintRequest('POST', '/v1/refunds', raw),
+    execute: async (client) => {
+      const charge = body.chargeId
+        ? await findChargeById(client, body.chargeId)
+        : (await listChargesByOrder(client, body.orderId))[0];
+      if (!charge || charge.orderId !== body.orderId) {
+        // Not stored: a charge still in flight may yet appear, and then a retry must refund it.
+        return {
+          status: 404,
+          body: errorBody('no_charge', 'no charge for this order'),
+          store: false,
+        };
+      }
+      // Full refunds only: a charge refunded earlier (under any key) is reported, not refunded twice.
+      const earlier = await findRefundByCharge(client, charge.id);
+      if (earlier) return { status: 200, body: { ...earlier, alreadyRefunded: true } };
+      const refund = await insertRefund(client, {
+        idempotencyKey: key,
+        chargeId: charge.id,
+        orderId: charge.orderId,
+        amountMinor: charge.amountMinor,
+      });
+      return { status: 201, body: { ...refund, alreadyRefunded: false } };
+    },
+  });
+}
+
+/** Routes of the payment API; returns false when the path is not a payment path. */
+export async function routePayments(
+  ctx: IdempotencyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<boolean> {
+  const path = url.pathname;
+  if (req.method === 'POST' && path === '/v1/charges') await createCharge(ctx, req, res);
+  else if (req.method === 'POST' && path === '/v1/refunds') await createRefund(ctx, req, res);
+  else if (req.method === 'GET' && path === '/v1/charges') {
+    const orderId = url.searchParams.get('orderId');
+    if (!orderId) throw new HttpError(400, 'invalid_request', 'orderId is required');
+    sendJson(res, 200, { data: await listChargesByOrder(ctx.pool, orderId) });
+  } else if (req.method === 'GET' && path.startsWith('/v1/charges/')) {
+    const charge = await findChargeById(ctx.pool, decodeURIComponent(path.slice(12)));
+    if (!charge) throw new HttpError(404, 'not_found', 'no such charge');
+    sendJson(res, 200, charge);
+  } else if (req.method === 'GET' && path === '/v1/refunds') {
+    const orderId = url.searchParams.get('orderId');
+    if (!orderId) throw new HttpError(400, 'invalid_request', 'orderId is required');
+    sendJson(res, 200, { data: await listRefundsByOrder(ctx.pool, orderId) });
+  } else return false;
+  return true;
+}

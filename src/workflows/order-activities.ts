@@ -1,0 +1,86 @@
+// Activity proxies of the order workflows, declared once and grouped by retry class. Budgets
+// are explicit: when one is spent, the workflow parks in needs_attention instead of guessing.
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+/** Failure types that end a step for business reasons (never retried, never parked). */
+export const BUSINESS_FAILURES = ['OutOfStock', 'PaymentDeclined'] as const;
+
+/** Failures that retrying cannot fix: a client bug (422) or a rejected request (4xx). */
+const BUG_FAILURES = ['IdempotencyKeyReused', 'ProviderRequestRejected'];
+
+/**
+ * Our own Postgres (inventory): fast, local, transactional. A short budget (about 3 s of
+ * backoff) because a database that stays down needs an operator, not more attempts.
+ */
+export const ownDb = proxyActivities<
+  Pick<Activities, 'reserveInventory' | 'releaseInventory' | 'findOrderWorkflow'>
+>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '2 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['OutOfStock'],
+  },
+});
+
+/**
+ * Foreign effects over HTTP (charge, refund, email). The backoff (0.5+1+2+4+4 ≈ 11.5 s)
+ * outlasts the sandbox's 10 s lease, so a retry that met 409 gets the first request's
+ * stored response before the budget runs out. startToClose exceeds the 5 s HTTP timeout.
+ */
+export const foreign = proxyActivities<
+  Pick<Activities, 'chargePayment' | 'refundPayment' | 'sendEmail'>
+>({
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '4 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: ['PaymentDeclined', ...BUG_FAILURES],
+  },
+});
+
+type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];
+
+/**
+ * The calls the order workflows make, each with a one-line summary for the Web UI that names
+ * the order and the idempotency key, so an operator can look the effect up at the provider.
+ */
+export const orderActivities = {
+  reserve: (input: Input<'reserveInventory'>) =>
+    ownDb.reserveInventory.executeWithOptions(
+      { summary: `reserve ${input.items.length} line(s) of ${input.orderId} · ${input.key}` },
+      [input],
+    ),
+  release: (input: Input<'releaseInventory'>) =>
+    ownDb.releaseInventory.executeWithOptions(
+      { summary: `release ${input.reservationKey} · ${input.key}` },
+      [input],
+    ),
+  findOrderWorkflow: (input: Input<'findOrderWorkflow'>) =>
+    ownDb.findOrderWorkflow.executeWithOptions(
+      { summary: `find the run of order ${input.orderId}` },
+      [input],
+    ),
+  charge: (input: Input<'chargePayment'>) =>
+    foreign.chargePayment.executeWithOptions(
+      {
+        summary: `charge ${input.amountMinor} ${input.currency} for ${input.orderId} · ${input.key}`,
+      },
+      [input],
+    ),
+  refund: (input: Input<'refundPayment'>) =>
+    foreign.refundPayment.executeWithOptions(
+      { summary: `refund order ${input.orderId} · ${input.key}` },
+      [input],
+    ),
+  email: (input: Input<'sendEmail'>) =>
+    foreign.sendEmail.executeWithOptions(
+      { summary: `confirmation email for ${input.orderId} · ${input.key}` },
+      [input],
+    ),
+};

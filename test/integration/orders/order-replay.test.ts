@@ -1,0 +1,100 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { orderCancellation } from '../../../src/workflows';
+import { cancelOrderSignal } from '../../../src/workflows/order-definitions';
+import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
+import { uniqueName } from '../../support/services';
+import { workflowBundle } from '../../support/workflow-bundle';
+
+/**
+ * Histories recorded from earlier versions of the workflows (protobuf binary; refresh with
+ * RECORD_HISTORIES=1 only when a change is meant to be incompatible): the determinism guard.
+ */
+const FIXTURES = resolve(__dirname, '../../fixtures/histories');
+
+type History = temporal.api.history.v1.IHistory;
+
+describe('order workflows replay deterministically (Worker.runReplayHistories)', () => {
+  let env: OrderEnv;
+  before(async () => {
+    env = await createOrderEnv();
+  });
+  after(async () => {
+    await env.close();
+  });
+
+  it('replays fresh histories of every outcome and the recorded fixtures', async () => {
+    const recorded: Array<{ workflowId: string; history: History }> = [];
+    const keep = async (workflowId: string) => {
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      recorded.push({ workflowId, history });
+    };
+
+    const sku = await env.seedStock(10);
+    const happy = await env.startOrder(env.newOrder(sku));
+    await happy.result();
+    await keep(happy.workflowId);
+
+    const declined = await env.startOrder(env.newOrder(sku, { customerId: 'declined-replay' }));
+    await declined.result();
+    await keep(declined.workflowId);
+
+    const big = env.newOrder(sku, {
+      items: [{ sku, quantity: 99, unitPriceMinor: 1 }],
+      totalMinor: 99,
+    });
+    const rejected = await env.startOrder(big);
+    await rejected.result();
+    await keep(rejected.workflowId);
+
+    await env.setFaults({ endpoints: { emails: { latencyMs: 2000 } } });
+    const cancelled = await env.startOrder(env.newOrder(sku));
+    await env.waitForStatus(cancelled, (s) => s.step === 'emailing', 'the email step');
+    await cancelled.signal(cancelOrderSignal, { reason: 'replay' });
+    await cancelled.result();
+    await keep(cancelled.workflowId);
+    await env.setFaults({ endpoints: { emails: {} } });
+
+    const cancellationId = uniqueName('OrderCancelled:replay');
+    await env.client.workflow.execute(orderCancellation, {
+      taskQueue: env.taskQueue,
+      workflowId: cancellationId,
+      args: [eventInputOf('OrderCancelled', 'x', { orderId: 'x', reason: 'r' })],
+    });
+    await keep(cancellationId);
+
+    if (process.env.RECORD_HISTORIES) {
+      mkdirSync(FIXTURES, { recursive: true });
+      const names = ['completed', 'declined', 'rejected', 'cancelled', 'cancellation'];
+      recorded.forEach((r, i) =>
+        writeFileSync(
+          join(FIXTURES, `${names[i]}.pb`),
+          temporal.api.history.v1.History.encode(r.history).finish(),
+        ),
+      );
+    }
+    const fixtures = existsSync(FIXTURES)
+      ? readdirSync(FIXTURES)
+          .filter((f) => f.endsWith('.pb'))
+          .map((f) => ({
+            workflowId: `fixture-${f}`,
+            history: temporal.api.history.v1.History.decode(readFileSync(join(FIXTURES, f))),
+          }))
+      : [];
+
+    const results: string[] = [];
+    const replays = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [
+      ...recorded,
+      ...fixtures,
+    ]);
+    for await (const r of replays) {
+      assert.equal(r.error, undefined, `${r.workflowId}: ${String(r.error)}`);
+      results.push(r.workflowId);
+    }
+    assert.equal(results.length, recorded.length + fixtures.length);
+    assert.ok(recorded.length === 5);
+  });
+});

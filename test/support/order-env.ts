@@ -1,0 +1,160 @@
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { OrderPlacedData } from '../../src/events/order-events';
+import type { EventWorkflowInput } from '../../src/events/workflow-input';
+import { readStock, setStock } from '../../src/inventory/stock-store';
+import type { LedgerView } from '../../src/providers/admin-routes';
+import type { RunningProviders } from '../../src/providers/server';
+import { waitFor } from '../../src/stack/wait';
+import { createWorker } from '../../src/worker/create-worker';
+import { orderFulfillment } from '../../src/workflows';
+import { orderStatusQuery, type OrderStatus } from '../../src/workflows/order-definitions';
+import {
+  createTestDatabase,
+  getJson,
+  setFaults,
+  startTestProviders,
+  type TestDatabase,
+} from './providers';
+import { testConfig, uniqueName } from './services';
+import { workflowBundle } from './workflow-bundle';
+
+/**
+ * Everything one order-workflow test needs, all its own: a migrated schema, the sandbox
+ * providers on an ephemeral port, a real worker on a unique task queue, a Temporal client.
+ */
+export interface OrderEnv {
+  db: TestDatabase;
+  providers: RunningProviders;
+  client: Client;
+  taskQueue: string;
+  /** A fresh order for `sku` (2 units × 1250), customer overridable (e.g. `declined-…`). */
+  newOrder(sku: string, over?: Partial<OrderPlacedData>): OrderPlacedData;
+  startOrder(order: OrderPlacedData): Promise<WorkflowHandle<typeof orderFulfillment>>;
+  status(handle: WorkflowHandle): Promise<OrderStatus>;
+  waitForStatus(
+    handle: WorkflowHandle,
+    predicate: (s: OrderStatus) => boolean,
+    what: string,
+  ): Promise<OrderStatus>;
+  ledger(orderId: string): Promise<LedgerView>;
+  setFaults(settings: unknown): Promise<void>;
+  seedStock(available: number): Promise<string>;
+  stockOf(sku: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The input the bridge gives a workflow: the event's data and where it came from. */
+export function eventInputOf<T>(
+  eventType: string,
+  aggregateId: string,
+  data: T,
+): EventWorkflowInput<T> {
+  const eventId = uniqueName('evt');
+  return {
+    data,
+    event: {
+      eventId,
+      eventType,
+      identity: eventId,
+      aggregateId,
+      fingerprint: 'test',
+      source: { topic: 'orders', partition: 0, offset: '0' },
+    },
+  };
+}
+
+/** Options of createOrderEnv. */
+export interface OrderEnvOptions {
+  /** Run a worker in this process. Default: true; crash tests run worker processes instead. */
+  inProcessWorker?: boolean;
+}
+
+export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<OrderEnv> {
+  const config = testConfig();
+  const db = await createTestDatabase('orders');
+  const providers = await startTestProviders(db);
+  const taskQueue = uniqueName('orders-tq');
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  let inProcess:
+    { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
+  if (options.inProcessWorker ?? true) {
+    const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
+    const worker = await createWorker({
+      connection: workerConnection,
+      config,
+      deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+    });
+    inProcess = { worker, running: worker.run(), connection: workerConnection };
+  }
+
+  const env: OrderEnv = {
+    db,
+    providers,
+    client,
+    taskQueue,
+    newOrder: (sku, over = {}) => ({
+      orderId: uniqueName('order'),
+      customerId: 'cus_test',
+      email: 'buyer@example.com',
+      currency: 'EUR',
+      items: [{ sku, quantity: 2, unitPriceMinor: 1250 }],
+      totalMinor: 2500,
+      ...over,
+    }),
+    startOrder: async (order) => {
+      const workflowId = `OrderPlaced:${order.orderId}@1`;
+      const handle = await client.workflow.start(orderFulfillment, {
+        taskQueue,
+        workflowId,
+        args: [eventInputOf('OrderPlaced', order.orderId, order)],
+      });
+      // What the bridge does after a start: the ledger row that maps the order to its run.
+      await db.pool.query(
+        `INSERT INTO processed_events (identity, event_type, event_id, aggregate_id,
+           aggregate_version, fingerprint, workflow_id, run_id, source_topic, source_partition,
+           source_offset)
+         VALUES ($1, 'OrderPlaced', $2, $3, 1, 'test', $4, $5, 'orders', 0, 0)`,
+        [
+          `${order.orderId}@1`,
+          uniqueName('evt'),
+          order.orderId,
+          workflowId,
+          handle.firstExecutionRunId,
+        ],
+      );
+      return handle;
+    },
+    status: (handle) => handle.query(orderStatusQuery),
+    waitForStatus: (handle, predicate, what) =>
+      waitFor(
+        async () => {
+          const s = await handle.query(orderStatusQuery);
+          return predicate(s) ? s : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100, what },
+      ),
+    ledger: (orderId) => getJson<LedgerView>(`${providers.url}/admin/ledger?orderId=${orderId}`),
+    setFaults: (settings) => setFaults(providers, settings),
+    seedStock: async (available) => {
+      const sku = uniqueName('sku');
+      await setStock(db.pool, sku, available);
+      return sku;
+    },
+    stockOf: (sku) => readStock(db.pool, sku),
+    close: async () => {
+      if (inProcess) {
+        inProcess.worker.shutdown();
+        await inProcess.running;
+        await inProcess.connection.close();
+      }
+      await connection.close();
+      await providers.close();
+      await db.pool.end();
+    },
+  };
+  return env;
+}

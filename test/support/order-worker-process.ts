@@ -1,0 +1,33 @@
+/**
+ * A real worker process for crash tests: `node --import tsx order-worker-process.ts`. It reads
+ * the usual settings (TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, DATABASE_URL, PROVIDERS_URL) plus
+ * ORDER_TEST_SCHEMA (its Postgres schema) and ORDER_TEST_BUNDLE (a prebuilt workflow bundle),
+ * prints `worker-ready` once polling, and is meant to be SIGKILLed.
+ */
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../../src/config';
+import { createPool } from '../../src/db/pool';
+import { createWorker } from '../../src/worker/create-worker';
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const config = loadConfig(process.env);
+  const pool = createPool(config.database, { schema: process.env.ORDER_TEST_SCHEMA });
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createWorker({
+    connection,
+    config,
+    deps: { pool },
+    workflowBundle: { codePath: process.env.ORDER_TEST_BUNDLE! },
+  });
+  const running = worker.run();
+  process.stdout.write('worker-ready\n');
+  await running;
+  await pool.end();
+  await connection.close();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`order worker failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

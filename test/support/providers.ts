@@ -1,0 +1,64 @@
+import type pg from 'pg';
+import { createPool } from '../../src/db/pool';
+import { migrate } from '../../src/db/migrate';
+import {
+  startProviders,
+  type RunningProviders,
+  type StartProvidersOptions,
+} from '../../src/providers/server';
+import { testConfig, uniqueName } from './services';
+
+export interface TestDatabase {
+  schema: string;
+  /** A pool whose search_path is the test's own schema. */
+  pool: pg.Pool;
+}
+
+/** A fresh, migrated schema of its own and a pool pointed at it. */
+export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+  const schema = uniqueName(prefix);
+  const pool = createPool(testConfig().database, { schema });
+  await migrate(pool, { schema });
+  return { schema, pool };
+}
+
+/** The sandbox providers on an ephemeral port, backed by the given test schema. */
+export function startTestProviders(
+  db: TestDatabase,
+  options: Omit<StartProvidersOptions, 'pool'> = {},
+): Promise<RunningProviders> {
+  return startProviders({ reapIntervalMs: 0, ...options, pool: db.pool });
+}
+
+/** POSTs JSON with an Idempotency-Key; returns status, body and the replay header. */
+export async function postJson(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown>; replayed: boolean }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    replayed: res.headers.get('idempotent-replayed') === 'true',
+  };
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
+  return (await res.json()) as T;
+}
+
+export async function setFaults(providers: RunningProviders, settings: unknown): Promise<void> {
+  const res = await fetch(`${providers.url}/admin/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(settings),
+  });
+  if (!res.ok) throw new Error(`PUT /admin/faults: ${res.status} ${await res.text()}`);
+}
