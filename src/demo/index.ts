@@ -1,67 +1,164 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../stack/cli';
-import { connectClient, connectWorker } from '../temporal/connection';
-import { workflowUrl } from '../temporal/ui-links';
+import { pickPort } from '../stack/ports';
+import { waitFor } from '../stack/wait';
+import { connectClient } from '../temporal/connection';
+import { workflowListUrl } from '../temporal/ui-links';
 import { createPool } from '../db/pool';
-import { createWorker } from '../worker/create-worker';
-import { smokeCheck } from '../workflows';
+import { readStock } from '../inventory/stock-store';
+import { createKafka } from '../kafka-bridge/kafka-client';
+import { startComponent, stopComponent, waitForHttp, type Component } from './components';
+import { buildScenario, seedStock } from './scenario';
+import { checkInvariants, type OrderFacts } from './invariants';
+import {
+  countRunWorkflows,
+  readDlqByReason,
+  readOrderEffects,
+  readOrderSteps,
+  scrapeCounter,
+} from './observe';
+import { createProgress } from './progress';
 
 /**
  * `npm run demo`: the whole pipeline on the embedded local stack. Installs and starts the
- * stack when needed, runs onceflow against it and ends with a summary and the Web UI address.
- * The stack stays up afterwards so the runs can be inspected; `npm run stack:stop` stops it
- * (`npm run demo -- --stop` stops it at the end instead).
+ * stack when needed, runs the sandbox providers, a worker and the bridge as their own
+ * processes, publishes a few hundred orders (with duplicates, re-emits, poison, declined
+ * cards, scarce stock and cancellations), waits until every workflow has finished, checks the
+ * invariants and prints a summary and the Web UI address. Exits 1 if an invariant is broken.
+ * The stack stays up for the Web UI (`npm run stack:stop`); `-- --stop` stops it.
  */
-async function main(): Promise<void> {
-  const stopAtEnd = process.argv.includes('--stop');
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { orders: { type: 'string' }, seed: { type: 'string' }, stop: { type: 'boolean' } },
+  });
+  const orderCount = Number(values.orders ?? 300);
   const started = Date.now();
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const stack = await startPreparedStack();
   const config = loadConfigOrExit();
-  const pool = createPool(config.database);
-  const connection = await connectWorker(config.temporal);
+  const pool = createPool(config.database, { schema: config.database.schema });
   const client = await connectClient(config.temporal);
+  const kafka = createKafka(config.kafka, 'demo');
+  const components: Component[] = [];
   try {
-    const worker = await createWorker({ connection, config, deps: { pool } });
-    const workflowId = `demo-smoke-check-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    const handle = await client.workflow.start(smokeCheck, {
-      taskQueue: config.temporal.taskQueue,
-      workflowId,
-      args: [{}],
+    const scenario = buildScenario(orderCount, Number(values.seed ?? 1));
+    await seedStock(pool, scenario);
+    const taken = new Set<number>();
+    const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
+    const metricsUrl = `http://127.0.0.1:${await pickPort(9464, taken)}/metrics`;
+    const env = {
+      ...stack.state.env,
+      PROVIDERS_URL: providersUrl,
+      BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
+    };
+
+    const providers = startComponent('providers', 'src/providers/main.ts', env, stack.paths.logs);
+    components.push(providers);
+    await waitForHttp(providers, `${providersUrl}/admin/faults`);
+    components.push(startComponent('worker', 'src/worker/index.ts', env, stack.paths.logs));
+    const bridge = startComponent('bridge', 'src/kafka-bridge/main.ts', env, stack.paths.logs);
+    components.push(bridge);
+    await waitForHttp(bridge, metricsUrl);
+
+    const { records, counts, orders, cancelledOrderIds } = scenario.stream;
+    const topic = config.kafka.topics[0]!;
+    const producer = kafka.producer();
+    await producer.connect();
+    for (let i = 0; i < records.length; i += 500)
+      await producer.send({ topic, acks: -1, messages: records.slice(i, i + 500) });
+    await producer.disconnect();
+    process.stderr.write(
+      `published ${records.length} messages for ${counts.orders} orders to ${topic}\n`,
+    );
+
+    const expected = counts.orders + counts.cancels;
+    const progress = createProgress('workflows finished', expected);
+    await waitFor(
+      async () => {
+        const dead = components.find((c) => c.child.exitCode !== null);
+        if (dead)
+          throw new Error(`${dead.name} exited with ${dead.child.exitCode}; see ${dead.logFile}`);
+        const { total, running } = await countRunWorkflows(client, scenario.prefix);
+        progress.update(total - running, running > 0 ? `(${running} running)` : '');
+        return total >= expected && running === 0;
+      },
+      { timeoutMs: 15 * 60_000, intervalMs: 1000, what: 'every workflow of the run to finish' },
+    );
+    progress.finish();
+
+    const steps = await readOrderSteps(client, scenario.prefix);
+    const cancelled = new Set(cancelledOrderIds);
+    const facts = new Map<string, OrderFacts>();
+    for (const [orderId, data] of orders) {
+      facts.set(orderId, {
+        data,
+        step: steps.get(orderId),
+        cancelled: cancelled.has(orderId),
+        effects: await readOrderEffects(providersUrl, orderId),
+      });
+    }
+    const finalStock = new Map<string, number>();
+    for (const sku of scenario.initialStock.keys()) finalStock.set(sku, await readStock(pool, sku));
+    const poisonProduced = counts.poison + counts.conflicts;
+    const dlq = await readDlqByReason(
+      kafka,
+      `${topic}.dlq`,
+      scenario.prefix,
+      poisonProduced,
+      `${scenario.run}-dlq-reader`,
+    );
+    const violations = checkInvariants({
+      orders: facts,
+      initialStock: scenario.initialStock,
+      finalStock,
+      poisonProduced,
+      poisonDeadLettered: [...dlq.values()].reduce((s, n) => s + n, 0),
     });
-    const result = await worker.runUntil(handle.result());
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    const versions = Object.entries(stack.state.versions)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
+
+    const byStep = new Map<string, number>();
+    for (const f of facts.values())
+      byStep.set(f.step ?? 'missing', (byStep.get(f.step ?? 'missing') ?? 0) + 1);
+    const all = [...facts.values()];
+    const sum = (pick: (f: OrderFacts) => number) => all.reduce((s, f) => s + pick(f), 0);
+    const fmt = (m: Map<string, number>) =>
+      [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+    const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
+    const query = `OrderId STARTS_WITH "${scenario.prefix}"`;
     process.stdout.write(
       [
         '',
-        'onceflow demo summary',
-        `  stack            ${versions}`,
-        `  smoke workflow   ${workflowId}: completed`,
-        `  worker → Postgres ${result.postgresVersion}, schema at migration ${result.migrationVersion}`,
-        `  topics           ${config.kafka.topics.map((t) => `${t} + ${t}.dlq`).join(', ')} (${config.kafka.partitions} partitions)`,
-        `  took             ${seconds} s`,
-        `  run              ${workflowUrl(config.temporal.uiUrl, config.temporal.namespace, workflowId, handle.firstExecutionRunId)}`,
-        stopAtEnd
-          ? '  stack            stopped'
-          : '  stack            still running; `npm run stack:stop` stops it',
+        `onceflow demo summary (run ${scenario.run}, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+        `  messages published   ${records.length} (${counts.duplicates} redeliveries, ${counts.reemits} re-emits, ${counts.conflicts} conflicts, ${counts.poison} poison)`,
+        `  orders               ${counts.orders}, cancellations ${counts.cancels}`,
+        `  workflows            ${expected} finished; orders by outcome: ${fmt(byStep)}`,
+        `  charges              ${sum((f) => f.effects.charges.length)}, refunds ${sum((f) => f.effects.refunds.length)}, emails ${sum((f) => f.effects.emails.length)}`,
+        `  DLQ by reason        ${fmt(dlq)}`,
+        `  duplicates absorbed  ${duplicates}`,
+        `  invariants           ${violations.length === 0 ? 'all hold' : `${violations.length} BROKEN`}`,
+        ...violations.slice(0, 20).map((v) => `    ✗ ${v}`),
+        `  this run in the UI   ${workflowListUrl(config.temporal.uiUrl, config.temporal.namespace, query)}`,
+        `  logs                 ${stack.paths.logs}/demo-*.log`,
+        values.stop
+          ? '  stack                stopped'
+          : '  stack                still running; `npm run stack:stop` stops it',
         '',
         `Temporal Web UI: ${config.temporal.uiUrl}`,
         '',
       ].join('\n'),
     );
+    return violations.length === 0 ? 0 : 1;
   } finally {
-    await connection.close();
+    for (const c of components.reverse()) await stopComponent(c);
     await client.connection.close();
     await pool.end();
-    if (stopAtEnd) await stack.stop();
+    if (values.stop) await stack.stop();
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`demo failed: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`demo failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
