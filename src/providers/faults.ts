@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createPrng } from './prng';
+import { createPrng } from '../util/prng';
 
 /** Endpoints that take faults: the three effectful POSTs. */
 export const FAULT_ENDPOINTS = ['charges', 'refunds', 'emails'] as const;

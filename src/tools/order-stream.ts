@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createPrng } from '../util/prng';
 import {
   buildEventMessage,
   sampleOrderCancelled,
@@ -46,18 +47,6 @@ export interface OrderStream {
   };
 }
 
-/** Deterministic PRNG (mulberry32): reproducible streams for tests, demos and chaos runs. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A UUID-shaped ID derived from the seed and a counter, so a re-run produces the same IDs. */
 function seededId(seed: number, n: number): string {
   const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
@@ -70,7 +59,7 @@ function seededId(seed: number, n: number): string {
  */
 export function generateOrderStream(options: OrderStreamOptions): OrderStream {
   const seed = options.seed ?? 1;
-  const random = seededRandom(seed);
+  const random = createPrng(seed);
   let ids = 0;
   const nextId = () => seededId(seed, ids++);
   const prefix = options.prefix ?? 'order';

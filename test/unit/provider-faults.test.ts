@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { FaultInjector } from '../../src/providers/faults';
 import { fingerprintRequest } from '../../src/providers/http-util';
 import { isDeclined } from '../../src/providers/payment-routes';
-import { createPrng } from '../../src/providers/prng';
+import { createPrng } from '../../src/util/prng';
 import { stepKey, stepKeys } from '../../src/workflows/order-definitions';
 
 describe('sandbox provider pieces (pure)', () => {

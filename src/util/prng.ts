@@ -1,6 +1,6 @@
 /**
- * mulberry32: a tiny deterministic PRNG. Fault injection draws from it so a chaos run with
- * the same seed and the same request order injects the same faults (reproducible failures).
+ * mulberry32: a tiny deterministic PRNG. Fault injection and the order-stream generator draw
+ * from it, so a run with the same seed injects the same faults and produces the same events.
  */
 export function createPrng(seed: number): () => number {
   let state = seed >>> 0;
