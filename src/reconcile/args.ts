@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_STUCK_AFTER_MS } from './classify';
+
+export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefix ORDER_ID_PREFIX] [--stuck-after 10m] [--json]
+                            [--schema NAME] [--providers-url URL]
+  --topic T           source topic to read back (repeatable; default: KAFKA_TOPICS); its DLQ is T.dlq
+  --prefix P          only orders whose ID starts with P (default: all)
+  --stuck-after D     a workflow running longer than D is stuck: 90s, 10m, 2h, 1d (default: 10m)
+  --json              one JSON document instead of the table
+  --schema NAME       schema of the ledger and inventory (default: DATABASE_SCHEMA)
+  --providers-url U   providers' base URL for the admin ledger (default: PROVIDERS_URL)
+exit codes: 0 clean, 1 discrepancies found, 2 usage, 3 a source could not be read, 78 configuration
+`;
+
+/** A malformed command line; the CLI prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface ReconcileArgs {
+  /** Empty: the configured topics. */
+  topics: string[];
+  prefix: string;
+  stuckAfterMs: number;
+  json: boolean;
+  schema?: string;
+  providersUrl?: string;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90s`, `10m`, `2h`, `1d`, `500ms` → milliseconds; throws UsageError otherwise. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match)
+    throw new UsageError(`--stuck-after: ${JSON.stringify(text)} is not a duration like 10m`);
+  return Number(match[1]) * UNIT_MS[match[2]!]!;
+}
+
+// A visibility query cannot escape quotes, and a backslash would change what STARTS_WITH means.
+const UNSAFE_PREFIX = /['"\\]/;
+
+/** Reads reconcile's command line; throws UsageError for anything malformed. */
+export function parseReconcileArgs(argv: string[]): ReconcileArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        topic: { type: 'string', multiple: true },
+        prefix: { type: 'string' },
+        'stuck-after': { type: 'string' },
+        json: { type: 'boolean' },
+        schema: { type: 'string' },
+        'providers-url': { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const prefix = values.prefix ?? '';
+  if (UNSAFE_PREFIX.test(prefix)) throw new UsageError('--prefix may not contain quotes or \\');
+  const topics = values.topic ?? [];
+  if (topics.some((t) => t.trim() === '')) throw new UsageError('--topic may not be empty');
+  const stuck = values['stuck-after'];
+  return {
+    topics,
+    prefix,
+    stuckAfterMs: stuck === undefined ? DEFAULT_STUCK_AFTER_MS : parseDuration(stuck),
+    json: values.json ?? false,
+    ...(values.schema !== undefined ? { schema: values.schema } : {}),
+    ...(values['providers-url'] !== undefined
+      ? { providersUrl: values['providers-url'].replace(/\/+$/, '') }
+      : {}),
+  };
+}

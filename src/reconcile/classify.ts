@@ -1,0 +1,291 @@
+import { POISON_REASONS } from '../kafka-bridge/poison';
+import {
+  DISCREPANCY_CLASSES,
+  type Discrepancy,
+  type OrderEffects,
+  type ReconcileFacts,
+  type ReservationFacts,
+  type TopicEvent,
+  type WorkflowFacts,
+} from './facts';
+
+/** Options of classifyDiscrepancies. */
+export interface ClassifyOptions {
+  /** The reference time for stuck orders. */
+  now: Date;
+  /** A workflow running longer than this is a stuck order. Default: 10 minutes. */
+  stuckAfterMs?: number;
+}
+
+export const DEFAULT_STUCK_AFTER_MS = 10 * 60_000;
+
+const ORDER_WORKFLOW = 'orderFulfillment';
+const ORDER_PLACED = 'OrderPlaced';
+const ORDER_CANCELLED = 'OrderCancelled';
+/** Outcomes after which nothing may stay charged or reserved. */
+const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
+const KNOWN_REASONS = new Set<string>(POISON_REASONS);
+
+/** What the identity expects: one workflow, derived from it. */
+interface ExpectedStart {
+  identity: string;
+  workflowId: string;
+  eventType: string;
+  subject: string;
+  fromTopic: boolean;
+  inLedger: boolean;
+}
+
+/** Net charge of an order: charges minus refunds, and the charges no refund undid. */
+export function computeNetCharge(effects: OrderEffects): {
+  netMinor: number;
+  unrefunded: number;
+} {
+  const refunded = new Set(effects.refunds.map((r) => r.chargeId));
+  const charged = effects.charges.reduce((s, c) => s + c.amountMinor, 0);
+  const returned = effects.refunds.reduce((s, r) => s + r.amountMinor, 0);
+  return {
+    netMinor: charged - returned,
+    unrefunded: effects.charges.filter((c) => !refunded.has(c.id)).length,
+  };
+}
+
+/**
+ * Identities that must have a workflow: every identity with at least one occurrence on the
+ * topic that the bridge did not dead-letter (a conflicting or stale occurrence alone starts
+ * nothing), and every identity the ledger recorded as started.
+ */
+function collectExpectedStarts(facts: ReconcileFacts): Map<string, ExpectedStart> {
+  const deadLettered = new Set(facts.dlq.flatMap((d) => (d.source ? [d.source] : [])));
+  const expected = new Map<string, ExpectedStart>();
+  for (const e of facts.events) {
+    if (deadLettered.has(e.coordinates) || expected.has(e.identity)) continue;
+    expected.set(e.identity, {
+      identity: e.identity,
+      workflowId: e.workflowId,
+      eventType: e.eventType,
+      subject: e.orderId ?? e.aggregateId,
+      fromTopic: true,
+      inLedger: false,
+    });
+  }
+  for (const l of facts.ledger) {
+    const known = expected.get(l.identity);
+    if (known) known.inLedger = true;
+    else
+      expected.set(l.identity, {
+        identity: l.identity,
+        workflowId: l.workflowId,
+        eventType: l.eventType,
+        subject: l.aggregateId,
+        fromTopic: false,
+        inLedger: true,
+      });
+  }
+  return expected;
+}
+
+function classifyIdentities(facts: ReconcileFacts, out: Discrepancy[]): void {
+  const expected = collectExpectedStarts(facts);
+  const workflowIds = new Set(facts.workflows.map((w) => w.workflowId));
+  for (const e of expected.values()) {
+    if (workflowIds.has(e.workflowId)) continue;
+    const where = e.fromTopic
+      ? e.inLedger
+        ? 'on the topic and in the ledger'
+        : 'on the topic, not in the ledger'
+      : 'in the ledger only';
+    out.push({
+      class: 'event-without-workflow',
+      subject: e.subject,
+      detail: `${e.eventType} ${e.identity} (${where}) has no workflow ${e.workflowId}`,
+    });
+  }
+  // Any occurrence counts here, dead-lettered or not: the workflow has an event behind it.
+  const knownIdentities = new Set([
+    ...facts.events.map((e) => e.identity),
+    ...facts.ledger.map((l) => l.identity),
+  ]);
+  const knownWorkflowIds = new Set([
+    ...facts.events.map((e) => e.workflowId),
+    ...facts.ledger.map((l) => l.workflowId),
+  ]);
+  for (const w of facts.workflows) {
+    if (facts.eventsKnownSince && w.startTime < facts.eventsKnownSince) continue;
+    const matched = w.identity
+      ? knownIdentities.has(w.identity)
+      : knownWorkflowIds.has(w.workflowId);
+    if (matched) continue;
+    out.push({
+      class: 'workflow-without-event',
+      subject: w.orderId ?? w.workflowId,
+      detail: `${w.type} ${w.workflowId} (${w.status}${w.identity ? `, identity ${w.identity}` : ''}) matches no event on the topic or in the ledger`,
+    });
+  }
+}
+
+function classifyOrder(
+  orderId: string,
+  facts: ReconcileFacts,
+  context: {
+    placed: TopicEvent | undefined;
+    workflows: WorkflowFacts[];
+    reservations: ReservationFacts[];
+    cancelledByEvent: boolean;
+  },
+  out: Discrepancy[],
+): void {
+  // Effects of an order still in flight are not final; only stuck-order judges those.
+  if (context.workflows.some((w) => w.status === 'RUNNING')) return;
+  const orderRuns = context.workflows.filter((w) => w.type === ORDER_WORKFLOW);
+  const run = orderRuns.find((w) => w.workflowId === context.placed?.workflowId) ?? orderRuns.at(0);
+  const outcome = run?.step;
+  const cancelled = context.cancelledByEvent || outcome === 'cancelled';
+  const effects = facts.effects.get(orderId) ?? { charges: [], refunds: [], emails: [] };
+  const { netMinor, unrefunded } = computeNetCharge(effects);
+  const push = (cls: Discrepancy['class'], detail: string) =>
+    out.push({ class: cls, subject: orderId, detail });
+
+  if (unrefunded > 1)
+    push(
+      'multiple-net-charges',
+      `${unrefunded} charges not refunded (${effects.charges.length} charges, ${effects.refunds.length} refunds)`,
+    );
+  if (cancelled) {
+    if (netMinor > 0) push('refund-missing', `cancelled but net charge is ${netMinor}`);
+  } else if (outcome === 'completed') {
+    const total = context.placed?.totalMinor;
+    if (total !== undefined && netMinor !== total)
+      push('charge-amount-mismatch', `completed with net charge ${netMinor} ≠ total ${total}`);
+  } else if (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome) && netMinor !== 0) {
+    push('charge-amount-mismatch', `${outcome} with net charge ${netMinor} ≠ 0`);
+  }
+  if (effects.emails.length > 1)
+    push('multiple-emails', `${effects.emails.length} confirmation emails`);
+  if (cancelled || (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome))) {
+    for (const r of context.reservations)
+      if (r.status !== 'released')
+        push(
+          'stock-not-restored',
+          `${cancelled ? 'cancelled' : outcome} but reservation ${r.key} is still ${r.status}`,
+        );
+  }
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string | undefined): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+function classifyOrders(facts: ReconcileFacts, out: Discrepancy[]): void {
+  const deadLettered = new Set(facts.dlq.flatMap((d) => (d.source ? [d.source] : [])));
+  const placed = new Map<string, TopicEvent>();
+  const cancelled = new Set<string>();
+  for (const e of facts.events) {
+    if (!e.orderId || deadLettered.has(e.coordinates)) continue;
+    if (e.eventType === ORDER_PLACED && !placed.has(e.orderId)) placed.set(e.orderId, e);
+    if (e.eventType === ORDER_CANCELLED) cancelled.add(e.orderId);
+  }
+  const workflowsByOrder = groupBy(facts.workflows, (w) => w.orderId);
+  const reservationsByOrder = groupBy(facts.reservations, (r) => r.orderId);
+  const orderIds = new Set([
+    ...placed.keys(),
+    ...facts.workflows.filter((w) => w.type === ORDER_WORKFLOW && w.orderId).map((w) => w.orderId!),
+    ...facts.effects.keys(),
+  ]);
+  for (const orderId of orderIds) {
+    classifyOrder(
+      orderId,
+      facts,
+      {
+        placed: placed.get(orderId),
+        workflows: workflowsByOrder.get(orderId) ?? [],
+        reservations: reservationsByOrder.get(orderId) ?? [],
+        cancelledByEvent: cancelled.has(orderId),
+      },
+      out,
+    );
+  }
+}
+
+function formatAge(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  return minutes >= 120 ? `${Math.floor(minutes / 60)} h` : `${minutes} min`;
+}
+
+function classifyStuck(facts: ReconcileFacts, options: ClassifyOptions, out: Discrepancy[]): void {
+  const limit = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
+  for (const w of facts.workflows) {
+    const age = options.now.getTime() - w.startTime.getTime();
+    if (w.status !== 'RUNNING' || age <= limit) continue;
+    out.push({
+      class: 'stuck-order',
+      subject: w.orderId ?? w.workflowId,
+      detail: `${w.type} ${w.workflowId} running for ${formatAge(age)}${w.step ? ` at ${w.step}` : ''}`,
+    });
+  }
+}
+
+function classifyDlq(facts: ReconcileFacts, out: Discrepancy[]): void {
+  for (const d of facts.dlq) {
+    const reason = d.reason?.trim();
+    if (reason && KNOWN_REASONS.has(reason)) continue;
+    out.push({
+      class: 'dlq-without-reason',
+      subject: d.coordinates,
+      detail: reason
+        ? `key ${d.key ?? '(null)'}: unknown dlq-reason ${JSON.stringify(reason)}`
+        : `key ${d.key ?? '(null)'}: no dlq-reason header`,
+    });
+  }
+  const deadLettered = new Set(facts.dlq.flatMap((d) => (d.source ? [d.source] : [])));
+  for (const p of facts.poison) {
+    if (deadLettered.has(p.coordinates)) continue;
+    out.push({
+      class: 'poison-not-dead-lettered',
+      subject: p.coordinates,
+      detail: `key ${p.key ?? '(null)'}: ${p.reason}, not in the DLQ`,
+    });
+  }
+}
+
+/**
+ * Every discrepancy between the events, the ledger, Temporal, the providers, inventory and the
+ * DLQ (ARCHITECTURE.md, "Invariants"), sorted by class then subject. Empty means clean. Pure.
+ */
+export function classifyDiscrepancies(
+  facts: ReconcileFacts,
+  options: ClassifyOptions,
+): Discrepancy[] {
+  const out: Discrepancy[] = [];
+  classifyIdentities(facts, out);
+  classifyOrders(facts, out);
+  classifyStuck(facts, options, out);
+  classifyDlq(facts, out);
+  const rank = (d: Discrepancy) => DISCREPANCY_CLASSES.indexOf(d.class);
+  return out.sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0) ||
+      (a.detail < b.detail ? -1 : a.detail > b.detail ? 1 : 0),
+  );
+}
+
+/** Discrepancies per class, every class present (0 when none). */
+export function countByClass(
+  discrepancies: readonly Discrepancy[],
+): Record<Discrepancy['class'], number> {
+  const counts = Object.fromEntries(DISCREPANCY_CLASSES.map((c) => [c, 0])) as Record<
+    Discrepancy['class'],
+    number
+  >;
+  for (const d of discrepancies) counts[d.class]++;
+  return counts;
+}

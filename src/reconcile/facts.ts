@@ -1,0 +1,120 @@
+/**
+ * What reconcile reads from each system, reduced to the fields the classification needs. Plain
+ * data: gathering (I/O) fills it, classifyDiscrepancies (pure) judges it, so the rules are
+ * unit-testable without a stack.
+ */
+
+/** The discrepancy classes, in the order reports list them. */
+export const DISCREPANCY_CLASSES = [
+  'event-without-workflow',
+  'workflow-without-event',
+  'multiple-net-charges',
+  'charge-amount-mismatch',
+  'refund-missing',
+  'stock-not-restored',
+  'multiple-emails',
+  'stuck-order',
+  'dlq-without-reason',
+  'poison-not-dead-lettered',
+] as const;
+
+export type DiscrepancyClass = (typeof DISCREPANCY_CLASSES)[number];
+
+export interface Discrepancy {
+  class: DiscrepancyClass;
+  /** What it is about: an order ID, a workflow ID or Kafka coordinates (`topic/partition/offset`). */
+  subject: string;
+  /** One line an operator can act on. */
+  detail: string;
+}
+
+/** One valid occurrence of an event on a source topic (a redelivery is another occurrence). */
+export interface TopicEvent {
+  identity: string;
+  workflowId: string;
+  workflowType: string;
+  eventType: string;
+  aggregateId: string;
+  /** `data.orderId` when the event carries one. */
+  orderId?: string;
+  /** `data.totalMinor` of an OrderPlaced. */
+  totalMinor?: number;
+  /** `topic/partition/offset`. */
+  coordinates: string;
+}
+
+/** A message on a source topic that translateMessage rejects. */
+export interface TopicPoison {
+  coordinates: string;
+  reason: string;
+  key: string | null;
+}
+
+/** A row of the bridge's ledger (processed_events). */
+export interface LedgerEntry {
+  identity: string;
+  eventType: string;
+  aggregateId: string;
+  workflowId: string;
+}
+
+/** A workflow execution from Temporal visibility (memo identity from describe when missing). */
+export interface WorkflowFacts {
+  workflowId: string;
+  runId: string;
+  type: string;
+  /** Temporal's status name: RUNNING, COMPLETED, FAILED, TERMINATED, … */
+  status: string;
+  orderId?: string;
+  /** OrderStep search attribute. */
+  step?: string;
+  /** Memo `identity` set by the bridge at start. */
+  identity?: string;
+  startTime: Date;
+}
+
+/** The providers' ledger of one order (GET /admin/ledger?orderId=…), reduced. */
+export interface OrderEffects {
+  charges: Array<{ id: string; amountMinor: number }>;
+  refunds: Array<{ chargeId: string; amountMinor: number }>;
+  emails: unknown[];
+}
+
+/** An inventory reservation (key `<workflowId>:reserve`). */
+export interface ReservationFacts {
+  key: string;
+  orderId: string;
+  status: 'reserved' | 'released';
+}
+
+/** A message on a DLQ topic. */
+export interface DlqEntry {
+  coordinates: string;
+  key: string | null;
+  /** `dlq-reason` header; undefined when absent. */
+  reason?: string;
+  /** `dlq-source-topic/partition/offset` headers; undefined when incomplete. */
+  source?: string;
+}
+
+export interface ReconcileFacts {
+  events: TopicEvent[];
+  poison: TopicPoison[];
+  ledger: LedgerEntry[];
+  workflows: WorkflowFacts[];
+  /** By order ID; an order without an entry had no effects. */
+  effects: Map<string, OrderEffects>;
+  reservations: ReservationFacts[];
+  dlq: DlqEntry[];
+  /**
+   * Set when retention trimmed a source topic: the oldest timestamp still on it. A workflow
+   * started before it may have had its event deleted, so it is not judged
+   * workflow-without-event. Undefined: the topics are complete, every workflow is judged.
+   */
+  eventsKnownSince?: Date;
+}
+
+/** `topic/partition/offset`: how topic events, poison and DLQ sources are matched. */
+export function formatCoordinates(topic: string, partition: number, offset: string): string {
+  return `${topic}/${partition}/${offset}`;
+}

@@ -1,0 +1,52 @@
+import { DISCREPANCY_CLASSES } from './facts';
+import type { ReconcileReport } from './reconcile';
+
+/** Longest detail shown in the table; --json carries the full text. */
+const MAX_DETAIL = 160;
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length);
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The human report: what was read, one row per discrepancy (class, subject, detail), and the
+ * count per class. A clean run says so in one line, with the totals that make it believable.
+ */
+export function formatReportTable(report: ReconcileReport, scope: string): string {
+  const r = report.read;
+  const lines = [
+    `onceflow reconcile (${scope})`,
+    `  read: ${r.messages} messages (${r.validEvents} valid events, ${r.identities} identities, ${r.poison} poison), ` +
+      `${r.dlqMessages} DLQ messages, ${r.ledgerRows} ledger rows, ${r.workflows} workflows, ` +
+      `${r.orders} orders, ${r.reservations} reservations`,
+  ];
+  if (r.eventsKnownSince)
+    lines.push(
+      `  note: retention trimmed the topic; workflows started before ${r.eventsKnownSince} were not checked against events`,
+    );
+  if (report.clean) {
+    lines.push('  clean: no discrepancies', '');
+    return lines.join('\n');
+  }
+  const rows = report.discrepancies.map((d) => [d.class, d.subject, clip(d.detail, MAX_DETAIL)]);
+  const header = ['CLASS', 'SUBJECT', 'DETAIL'];
+  const widths = [0, 1].map((i) =>
+    Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)),
+  );
+  const render = (row: string[]) =>
+    `  ${pad(row[0]!, widths[0]!)}  ${pad(row[1]!, widths[1]!)}  ${row[2]}`.trimEnd();
+  lines.push('', render(header), ...rows.map(render), '', '  by class:');
+  for (const c of DISCREPANCY_CLASSES)
+    if (report.counts[c] > 0) lines.push(`    ${pad(c, 26)} ${report.counts[c]}`);
+  lines.push(`  ${report.discrepancies.length} discrepancies`, '');
+  return lines.join('\n');
+}
+
+/** The machine report: the whole ReconcileReport plus the scope, as one JSON document. */
+export function formatReportJson(report: ReconcileReport, scope: Record<string, unknown>): string {
+  return `${JSON.stringify({ ...scope, ...report }, null, 2)}\n`;
+}

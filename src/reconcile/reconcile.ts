@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Kafka, KafkaMessage } from 'kafkajs';
+import type pg from 'pg';
+import { dlqTopicOf } from '../config';
+import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
+import { HEADER } from '../kafka-bridge/envelope';
+import type { RouteTable } from '../kafka-bridge/routes';
+import { translateMessage, type TranslateOptions } from '../kafka-bridge/translate';
+import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
+import {
+  formatCoordinates,
+  type Discrepancy,
+  type DiscrepancyClass,
+  type DlqEntry,
+  type ReconcileFacts,
+  type TopicEvent,
+  type TopicPoison,
+} from './facts';
+import { readLedgerEntries, readOrderEffects, readReservations, readWorkflows } from './sources';
+import { readTopicsToEnd } from './topic-reader';
+
+/** The clients reconcile reads through; the caller owns and closes them. */
+export interface ReconcileDeps {
+  kafka: Kafka;
+  client: Client;
+  /** Any pool on the database; tables are schema-qualified with `schema`. */
+  pool: pg.Pool;
+}
+
+/** Options of runReconcile. */
+export interface ReconcileOptions {
+  /** Source topics; each one's DLQ is `<topic>.dlq`. */
+  topics: readonly string[];
+  /** Only orders (aggregates) whose ID starts with this. Default: '' (everything). */
+  prefix?: string;
+  /** Schema of the ledger and inventory tables (config.database.schema). */
+  schema: string;
+  /** Base URL of the providers (config.providers.url). */
+  providersUrl: string;
+  /** The bridge's route table (buildRouteTable(config.bridge.extraRoutes)). */
+  routes: RouteTable;
+  /** As the bridge translates (config.bridge.maxMessageBytes). */
+  translateOptions: TranslateOptions;
+  /** A running workflow older than this is stuck. Default: 10 minutes. */
+  stuckAfterMs?: number;
+  /** Reference time for stuck orders. Default: now. */
+  now?: Date;
+  /** Give up reading the topics after this long. Default: 120 000 ms. */
+  readTimeoutMs?: number;
+}
+
+export interface ReconcileReport {
+  clean: boolean;
+  discrepancies: Discrepancy[];
+  counts: Record<DiscrepancyClass, number>;
+  /** What was read, so "clean" can be told apart from "read nothing". */
+  read: {
+    messages: number;
+    validEvents: number;
+    identities: number;
+    poison: number;
+    ledgerRows: number;
+    workflows: number;
+    orders: number;
+    reservations: number;
+    dlqMessages: number;
+    /** ISO time: retention trimmed a topic; older workflows were not judged. Null: complete. */
+    eventsKnownSince: string | null;
+  };
+}
+
+function headerText(message: KafkaMessage, name: string): string | undefined {
+  const raw = message.headers?.[name];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  return v === undefined ? undefined : v.toString();
+}
+
+function readDlqEntry(topic: string, partition: number, message: KafkaMessage): DlqEntry {
+  const reason = headerText(message, DLQ_HEADER.reason);
+  const sourceTopic = headerText(message, DLQ_HEADER.sourceTopic);
+  const sourcePartition = headerText(message, DLQ_HEADER.sourcePartition);
+  const sourceOffset = headerText(message, DLQ_HEADER.sourceOffset);
+  return {
+    coordinates: formatCoordinates(topic, partition, message.offset),
+    key: message.key?.toString() ?? null,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(sourceTopic && sourcePartition && sourceOffset
+      ? { source: formatCoordinates(sourceTopic, Number(sourcePartition), sourceOffset) }
+      : {}),
+  };
+}
+
+/** The ID a message is filed under for --prefix: the order, else the aggregate, else the key. */
+function subjectOf(message: KafkaMessage, orderId?: string, aggregateId?: string): string {
+  return (
+    orderId ??
+    aggregateId ??
+    headerText(message, HEADER.aggregateId) ??
+    message.key?.toString() ??
+    ''
+  );
+}
+
+/**
+ * Reads the topics back and translates each message as the bridge does: valid events (every
+ * occurrence, with its coordinates) and poison; plus the DLQ messages.
+ */
+async function readTopicFacts(
+  kafka: Kafka,
+  options: ReconcileOptions,
+): Promise<{
+  events: TopicEvent[];
+  poison: TopicPoison[];
+  dlq: DlqEntry[];
+  messages: number;
+  eventsKnownSince?: Date;
+}> {
+  const prefix = options.prefix ?? '';
+  const dlqTopics = new Set(options.topics.map(dlqTopicOf));
+  const events: TopicEvent[] = [];
+  const poison: TopicPoison[] = [];
+  const dlq: DlqEntry[] = [];
+  let messages = 0;
+  let oldest = Infinity;
+  const { trimmed } = await readTopicsToEnd(
+    kafka,
+    [...options.topics, ...dlqTopics],
+    (topic, partition, message) => {
+      messages++;
+      if (dlqTopics.has(topic)) {
+        if (subjectOf(message).startsWith(prefix))
+          dlq.push(readDlqEntry(topic, partition, message));
+        return;
+      }
+      oldest = Math.min(oldest, Number(message.timestamp));
+      const coordinates = formatCoordinates(topic, partition, message.offset);
+      const t = translateMessage(message, options.routes, options.translateOptions);
+      if (t.kind === 'poison') {
+        if (subjectOf(message).startsWith(prefix))
+          poison.push({ coordinates, reason: t.reason, key: message.key?.toString() ?? null });
+        return;
+      }
+      const orderId = t.searchAttributes.OrderId;
+      if (!subjectOf(message, orderId, t.aggregateId).startsWith(prefix)) return;
+      const total = (t.data as { totalMinor?: unknown }).totalMinor;
+      events.push({
+        identity: t.identity,
+        workflowId: t.workflowId,
+        workflowType: t.workflowType,
+        eventType: t.eventType,
+        aggregateId: t.aggregateId,
+        coordinates,
+        ...(orderId !== undefined ? { orderId } : {}),
+        ...(typeof total === 'number' ? { totalMinor: total } : {}),
+      });
+    },
+    {
+      groupId: `onceflow-reconcile-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`,
+      timeoutMs: options.readTimeoutMs,
+    },
+  );
+  // Only a trimmed source topic makes the topic an incomplete record of what was produced.
+  const incomplete = trimmed.some((t) => !dlqTopics.has(t));
+  return {
+    events,
+    poison,
+    dlq,
+    messages,
+    ...(incomplete
+      ? { eventsKnownSince: new Date(Number.isFinite(oldest) ? oldest : Date.now()) }
+      : {}),
+  };
+}
+
+/**
+ * Reads everything reconcile compares (topics and DLQs, ledger, Temporal, providers,
+ * inventory) and classifies the discrepancies. Read-only: it changes nothing anywhere.
+ */
+export async function runReconcile(
+  deps: ReconcileDeps,
+  options: ReconcileOptions,
+): Promise<ReconcileReport> {
+  const prefix = options.prefix ?? '';
+  const workflowTypes = new Set([...options.routes.values()].map((r) => r.workflowType));
+  const [topicFacts, ledger, workflows, reservations] = await Promise.all([
+    readTopicFacts(deps.kafka, options),
+    readLedgerEntries(deps.pool, options.schema, prefix),
+    readWorkflows(deps.client, { prefix, workflowTypes }),
+    readReservations(deps.pool, options.schema, prefix),
+  ]);
+  const orderIds = new Set([
+    ...topicFacts.events.flatMap((e) => (e.orderId ? [e.orderId] : [])),
+    ...workflows.flatMap((w) => (w.orderId ? [w.orderId] : [])),
+  ]);
+  const effects = await readOrderEffects(orderIds, { providersUrl: options.providersUrl });
+  const facts: ReconcileFacts = {
+    events: topicFacts.events,
+    poison: topicFacts.poison,
+    ledger,
+    workflows,
+    effects,
+    reservations,
+    dlq: topicFacts.dlq,
+    ...(topicFacts.eventsKnownSince ? { eventsKnownSince: topicFacts.eventsKnownSince } : {}),
+  };
+  const discrepancies = classifyDiscrepancies(facts, {
+    now: options.now ?? new Date(),
+    stuckAfterMs: options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
+  });
+  return {
+    clean: discrepancies.length === 0,
+    discrepancies,
+    counts: countByClass(discrepancies),
+    read: {
+      messages: topicFacts.messages,
+      validEvents: facts.events.length,
+      identities: new Set(facts.events.map((e) => e.identity)).size,
+      poison: facts.poison.length,
+      ledgerRows: ledger.length,
+      workflows: workflows.length,
+      orders: orderIds.size,
+      reservations: reservations.length,
+      dlqMessages: facts.dlq.length,
+      eventsKnownSince: facts.eventsKnownSince?.toISOString() ?? null,
+    },
+  };
+}

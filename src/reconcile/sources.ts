@@ -1,0 +1,167 @@
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type pg from 'pg';
+import { runLimited } from '../kafka-bridge/run-limited';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
+
+/** A source reconcile reads from failed; names the source, keeps the cause. */
+export class ReconcileSourceError extends Error {
+  override readonly name = 'ReconcileSourceError';
+  constructor(
+    readonly source: string,
+    cause: unknown,
+  ) {
+    super(`reading ${source} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+function qualify(schema: string, table: string): string {
+  // Identifiers cannot be parameters; the strict pattern is what keeps this injection-safe.
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  return `"${schema}".${table}`;
+}
+
+/** Ledger rows whose aggregate ID starts with `prefix` ('' = all). */
+export async function readLedgerEntries(
+  pool: pg.Pool,
+  schema: string,
+  prefix: string,
+): Promise<LedgerEntry[]> {
+  try {
+    const { rows } = await pool.query<{
+      identity: string;
+      event_type: string;
+      aggregate_id: string;
+      workflow_id: string;
+    }>(
+      `SELECT identity, event_type, aggregate_id, workflow_id
+         FROM ${qualify(schema, 'processed_events')}
+        WHERE left(aggregate_id, length($1)) = $1`,
+      [prefix],
+    );
+    return rows.map((r) => ({
+      identity: r.identity,
+      eventType: r.event_type,
+      aggregateId: r.aggregate_id,
+      workflowId: r.workflow_id,
+    }));
+  } catch (err) {
+    throw new ReconcileSourceError(`the ledger (${schema}.processed_events)`, err);
+  }
+}
+
+/** Inventory reservations of orders whose ID starts with `prefix` ('' = all). */
+export async function readReservations(
+  pool: pg.Pool,
+  schema: string,
+  prefix: string,
+): Promise<ReservationFacts[]> {
+  try {
+    const { rows } = await pool.query<{
+      key: string;
+      order_id: string;
+      status: 'reserved' | 'released';
+    }>(
+      `SELECT key, order_id, status FROM ${qualify(schema, 'inventory_reservations')}
+        WHERE left(order_id, length($1)) = $1`,
+      [prefix],
+    );
+    return rows.map((r) => ({ key: r.key, orderId: r.order_id, status: r.status }));
+  } catch (err) {
+    throw new ReconcileSourceError(`inventory (${schema}.inventory_reservations)`, err);
+  }
+}
+
+/** Options of readWorkflows. */
+export interface ReadWorkflowsOptions {
+  /** OrderId prefix ('' = every workflow of `workflowTypes` in the namespace). */
+  prefix: string;
+  /** Workflow types the routes start; others are not the bridge's. */
+  workflowTypes: ReadonlySet<string>;
+  /** Describe calls in flight at once, for runs listed without a memo. Default: 16. */
+  concurrency?: number;
+}
+
+function memoIdentity(memo: Record<string, unknown> | undefined): string | undefined {
+  const identity = memo?.identity;
+  return typeof identity === 'string' ? identity : undefined;
+}
+
+function toWorkflowFacts(info: WorkflowExecutionInfo): WorkflowFacts {
+  const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId);
+  const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+  const identity = memoIdentity(info.memo);
+  return {
+    workflowId: info.workflowId,
+    runId: info.runId,
+    type: info.type,
+    status: info.status.name,
+    startTime: info.startTime,
+    ...(orderId !== undefined ? { orderId } : {}),
+    ...(step !== undefined ? { step } : {}),
+    ...(identity !== undefined ? { identity } : {}),
+  };
+}
+
+/**
+ * Workflows from Temporal visibility with status, OrderStep and start time; the memo identity
+ * comes with the listing, and a describe fills it in where the listing left it out.
+ */
+export async function readWorkflows(
+  client: Client,
+  options: ReadWorkflowsOptions,
+): Promise<WorkflowFacts[]> {
+  // Quotes cannot be escaped in a visibility query; the CLI rejects such prefixes.
+  const query = options.prefix ? `OrderId STARTS_WITH '${options.prefix}'` : undefined;
+  const out: WorkflowFacts[] = [];
+  try {
+    for await (const info of client.workflow.list(query ? { query } : {})) {
+      if (options.workflowTypes.has(info.type)) out.push(toWorkflowFacts(info));
+    }
+    const tasks = out
+      .filter((w) => w.identity === undefined)
+      .map((w) => async () => {
+        const described = await client.workflow.getHandle(w.workflowId, w.runId).describe();
+        const identity = memoIdentity(await described.memo);
+        if (identity !== undefined) w.identity = identity;
+      });
+    await runLimited(tasks, options.concurrency ?? 16);
+    return out;
+  } catch (err) {
+    throw new ReconcileSourceError(`Temporal visibility${query ? ` (${query})` : ''}`, err);
+  }
+}
+
+/** Options of readOrderEffects. */
+export interface ReadOrderEffectsOptions {
+  /** Base URL of the providers (config.providers.url). */
+  providersUrl: string;
+  /** Admin requests in flight at once. Default: 16. */
+  concurrency?: number;
+}
+
+/** The providers' ledgers (charges, refunds, emails) per order, from GET /admin/ledger. */
+export async function readOrderEffects(
+  orderIds: Iterable<string>,
+  options: ReadOrderEffectsOptions,
+): Promise<Map<string, OrderEffects>> {
+  const effects = new Map<string, OrderEffects>();
+  const tasks = [...orderIds].map((orderId) => async () => {
+    const url = `${options.providersUrl}/admin/ledger?orderId=${encodeURIComponent(orderId)}`;
+    let res: Response;
+    try {
+      res = await fetch(url);
+    } catch (err) {
+      throw new ReconcileSourceError(`the providers' ledger at ${url}`, err);
+    }
+    if (!res.ok)
+      throw new ReconcileSourceError(`the providers' ledger at ${url}`, `HTTP ${res.status}`);
+    const view = (await res.json()) as OrderEffects;
+    if (view.charges.length + view.refunds.length + view.emails.length > 0)
+      effects.set(orderId, view);
+  });
+  await runLimited(tasks, options.concurrency ?? 16);
+  return effects;
+}
