@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { Config } from '../config';
+import type { Logger } from '../logger';
 
 /** KafkaJS settings from config: brokers, client id, SSL (optionally with a CA) and SASL. */
 export function kafkaClientConfig(kafka: Config['kafka'], clientIdSuffix?: string): KafkaConfig {
@@ -20,11 +21,31 @@ export function kafkaClientConfig(kafka: Config['kafka'], clientIdSuffix?: strin
         : true
       : undefined,
     sasl,
-    // KafkaJS logs through its own console logger; errors are surfaced by our own logging.
+    // Without a logger: errors only, on KafkaJS's console logger.
     logLevel: logLevel.ERROR,
   };
 }
 
-export function createKafka(kafka: Config['kafka'], clientIdSuffix?: string): Kafka {
-  return new Kafka(kafkaClientConfig(kafka, clientIdSuffix));
+/**
+ * KafkaJS log entries as structured lines of our own logger. KafkaJS reports expected group
+ * events (a rebalance in progress, a member re-joining) as errors; they are logged at warn,
+ * so alerts on error logs mean something.
+ */
+function logCreatorFor(log: Logger): KafkaConfig['logCreator'] {
+  return () =>
+    ({ level, log: entry }: LogEntry) => {
+      const { message, ...extra } = entry;
+      const target = log.child({ component: 'kafkajs' });
+      if (level === logLevel.ERROR || level === logLevel.WARN) target.warn(extra, message);
+      else if (level === logLevel.INFO) target.info(extra, message);
+      else target.debug(extra, message);
+    };
+}
+
+/** A KafkaJS client from config; with `log`, its logs join the process's structured logs. */
+export function createKafka(kafka: Config['kafka'], clientIdSuffix?: string, log?: Logger): Kafka {
+  const config = kafkaClientConfig(kafka, clientIdSuffix);
+  return new Kafka(
+    log ? { ...config, logLevel: logLevel.WARN, logCreator: logCreatorFor(log) } : config,
+  );
 }

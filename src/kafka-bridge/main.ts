@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     await migrate(pool, { schema: config.database.schema });
     const bridge = await startBridge({
       config,
-      kafka: createKafka(config.kafka, 'bridge'),
+      kafka: createKafka(config.kafka, 'bridge', log),
       client,
       pool,
       log,

@@ -29,7 +29,12 @@ export class BridgeHarness {
   constructor(overrides: Partial<Config['bridge']> = {}) {
     const base = testConfig();
     this.config = { ...base, bridge: { ...base.bridge, metricsPort: 0, ...overrides } };
-    this.kafka = createKafka(this.config.kafka, 'test');
+    // Rebalances in these tests are deliberate; their KafkaJS "errors" go to a silent logger.
+    this.kafka = createKafka(
+      this.config.kafka,
+      'test',
+      pino({ level: process.env.BRIDGE_TEST_LOG ?? 'silent' }),
+    );
   }
 
   async setUp(partitions = 3): Promise<this> {
