@@ -13,7 +13,12 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        // bin/onceflow.js is a plain CommonJS shim outside tsconfig (it loads tsx, then the TS
+        // entry); the default project lets it be linted like the rest.
+        projectService: { allowDefaultProject: ['bin/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

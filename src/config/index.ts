@@ -44,6 +44,11 @@ export const DEFAULTS = {
   DATABASE_POOL_MAX: '10',
   /** pino log level. */
   LOG_LEVEL: 'info',
+  /**
+   * Port of the worker's Prometheus endpoint (the Temporal runtime's exporter, GET /metrics);
+   * 0 turns it off (the runtime cannot report a randomly chosen port).
+   */
+  WORKER_METRICS_PORT: '9465',
   /** Activities one worker runs at once. */
   WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
   /** Workflow tasks one worker runs at once. */
@@ -108,6 +113,12 @@ const envSchema = z.object({
     .default(DEFAULTS.DATABASE_SCHEMA),
   DATABASE_POOL_MAX: positiveInt.default(Number(DEFAULTS.DATABASE_POOL_MAX)),
   LOG_LEVEL: logLevel.default(DEFAULTS.LOG_LEVEL),
+  WORKER_METRICS_PORT: z.coerce
+    .number('must be a port number')
+    .int('must be a port number')
+    .min(0, 'must be 0..65535')
+    .max(65535, 'must be 0..65535')
+    .default(Number(DEFAULTS.WORKER_METRICS_PORT)),
   WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.default(
     Number(DEFAULTS.WORKER_MAX_CONCURRENT_ACTIVITIES),
   ),
@@ -179,6 +190,8 @@ export interface Config {
     poolMax: number;
   };
   worker: {
+    /** Prometheus port of the Temporal runtime's exporter; 0 = off. */
+    metricsPort: number;
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
   };
@@ -311,6 +324,7 @@ function toConfig(e: Env): Config {
       poolMax: e.DATABASE_POOL_MAX,
     },
     worker: {
+      metricsPort: e.WORKER_METRICS_PORT,
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     },

@@ -1,9 +1,10 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { redactConfig } from '../config';
 import { createLogger } from '../logger';
-import { connectWorker } from '../temporal/connection';
+import { connectClient, connectWorker } from '../temporal/connection';
 import { createPool } from '../db/pool';
 import { createWorker } from './create-worker';
+import { installWorkerMetrics, startParkedGauge } from './worker-metrics';
 
 /**
  * `npm run worker`. The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown: polling
@@ -14,7 +15,12 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger('worker', config.logLevel);
   log.info({ config: redactConfig(config) }, 'starting worker');
+  // Before the first connection: the runtime (and its Prometheus exporter) is created once.
+  const metricsOn = installWorkerMetrics(config.worker.metricsPort, log);
   const connection = await connectWorker(config.temporal);
+  const client = metricsOn ? await connectClient(config.temporal) : undefined;
+  const stopGauge = client ? startParkedGauge(client, log) : undefined;
+  if (metricsOn) log.info({ port: config.worker.metricsPort }, 'worker metrics on /metrics');
   const pool = createPool(config.database, { schema: config.database.schema });
   try {
     const worker = await createWorker({ connection, config, deps: { pool } });
@@ -22,6 +28,8 @@ async function main(): Promise<void> {
     await worker.run();
     log.info('worker stopped');
   } finally {
+    stopGauge?.();
+    await client?.connection.close();
     await pool.end();
     await connection.close();
   }

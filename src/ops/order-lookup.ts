@@ -1,0 +1,95 @@
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { deriveWorkflowId } from '../kafka-bridge/identity';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { NotFoundError, UsageError } from './output';
+
+/** Workflow type of an order (the exported workflow function's name). */
+export const ORDER_WORKFLOW_TYPE = 'orderFulfillment';
+
+/** Execution statuses `orders list --status` accepts, as visibility spells them. */
+export const LIST_STATUSES = {
+  running: 'Running',
+  failed: 'Failed',
+  completed: 'Completed',
+} as const;
+
+export type ListStatus = keyof typeof LIST_STATUSES;
+
+/** Filters of `orders list`. */
+export interface OrderFilter {
+  /** OrderStep value, e.g. `needs_attention`. */
+  step?: string;
+  status?: ListStatus;
+  /** Only orders started before this instant. */
+  startedBefore?: Date;
+  orderId?: string;
+}
+
+/**
+ * Quotes a value for a visibility query. Keyword values cannot be escaped portably across
+ * visibility stores, so a value holding both quote kinds is refused rather than mangled.
+ */
+export function quoteValue(value: string): string {
+  if (!value.includes("'")) return `'${value}'`;
+  if (!value.includes('"')) return `"${value}"`;
+  throw new UsageError(`cannot query for a value holding both quote kinds: ${value}`);
+}
+
+/** The visibility query of a filter; the same string works in the Web UI's search box. */
+export function buildOrderQuery(filter: OrderFilter): string {
+  const parts = [`WorkflowType = '${ORDER_WORKFLOW_TYPE}'`];
+  if (filter.orderId) parts.push(`OrderId = ${quoteValue(filter.orderId)}`);
+  if (filter.step) parts.push(`OrderStep = ${quoteValue(filter.step)}`);
+  if (filter.status) parts.push(`ExecutionStatus = '${LIST_STATUSES[filter.status]}'`);
+  if (filter.startedBefore) parts.push(`StartTime < '${filter.startedBefore.toISOString()}'`);
+  return parts.join(' AND ');
+}
+
+/** Runs a visibility query; at most `limit` executions, newest first (the server's order). */
+export async function listExecutions(
+  client: Client,
+  query: string,
+  limit: number,
+): Promise<WorkflowExecutionInfo[]> {
+  const out: WorkflowExecutionInfo[] = [];
+  if (limit <= 0) return out;
+  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+    out.push(info);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** One order's run: where to signal, query and link to. */
+export interface OrderRun {
+  orderId: string;
+  workflowId: string;
+  runId: string;
+  /** How the run was found: visibility (any version) or the derived ID of version 1. */
+  foundBy: 'visibility' | 'derived-id';
+}
+
+/**
+ * Finds an order's fulfillment run: by visibility first (handles any aggregate version and
+ * workflow ID scheme), else by the workflow ID the bridge derives for `<orderId>@1`, which
+ * also works in the seconds before visibility has indexed a fresh start.
+ */
+export async function findOrderRun(client: Client, orderId: string): Promise<OrderRun> {
+  const [latest] = await listExecutions(client, buildOrderQuery({ orderId }), 1);
+  if (latest) {
+    return { orderId, workflowId: latest.workflowId, runId: latest.runId, foundBy: 'visibility' };
+  }
+  const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+  try {
+    const described = await client.workflow.getHandle(workflowId).describe();
+    return { orderId, workflowId, runId: described.runId, foundBy: 'derived-id' };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new NotFoundError(`no order ${orderId}`);
+    throw err;
+  }
+}
+
+/** The OrderStep search attribute of an execution, if set. */
+export function stepOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>) {
+  return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+}

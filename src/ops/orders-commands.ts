@@ -1,0 +1,237 @@
+import { parseArgs } from 'node:util';
+import type { WorkflowHandle } from '@temporalio/client';
+import { findReservation } from '../inventory/reservation-store';
+import type { LedgerView } from '../providers/admin-routes';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
+import {
+  cancelOrderSignal,
+  orderStatusQuery,
+  resolveStepSignal,
+  retryStepSignal,
+  stepKeys,
+  type OrderResult,
+  type OrderStatus,
+} from '../workflows/order-definitions';
+import type { OpsContext } from './context';
+import {
+  buildOrderQuery,
+  findOrderRun,
+  LIST_STATUSES,
+  listExecutions,
+  stepOf,
+  type ListStatus,
+} from './order-lookup';
+import {
+  formatFields,
+  formatTable,
+  InvalidStateError,
+  parseDuration,
+  parsePositiveInt,
+  UsageError,
+  type CommandResult,
+} from './output';
+
+/** A query to a running order needs a worker; without one it would hang, so it is capped. */
+const QUERY_TIMEOUT_MS = 5000;
+
+function positional(args: string[], name: string): string {
+  if (args.length !== 1) throw new UsageError(`expected exactly one ${name}`);
+  return args[0]!;
+}
+
+/** `orders list [--step S] [--status running|failed|completed] [--older-than 10m] [--limit N]` */
+export async function listOrders(ctx: OpsContext, argv: string[]): Promise<CommandResult> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      step: { type: 'string' },
+      status: { type: 'string' },
+      'older-than': { type: 'string' },
+      limit: { type: 'string' },
+    },
+    strict: true,
+  });
+  const status = values.status;
+  if (status !== undefined && !(status in LIST_STATUSES)) {
+    throw new UsageError(`--status must be one of ${Object.keys(LIST_STATUSES).join(', ')}`);
+  }
+  const olderThan = values['older-than'];
+  const query = buildOrderQuery({
+    step: values.step,
+    status: status as ListStatus | undefined,
+    startedBefore: olderThan
+      ? new Date(Date.now() - parseDuration(olderThan, '--older-than'))
+      : undefined,
+  });
+  const limit = parsePositiveInt(values.limit, '--limit', 100);
+  const infos = await listExecutions(await ctx.temporal(), query, limit);
+  const { uiUrl, namespace } = ctx.config.temporal;
+  const orders = infos.map((i) => ({
+    orderId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId),
+    customerId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.customerId),
+    step: stepOf(i),
+    status: i.status.name,
+    workflowId: i.workflowId,
+    runId: i.runId,
+    startTime: i.startTime.toISOString(),
+    closeTime: i.closeTime?.toISOString(),
+  }));
+  const listUrl = workflowListUrl(uiUrl, namespace, query);
+  return {
+    json: { query, count: orders.length, uiUrl: listUrl, orders },
+    human: [
+      formatTable(
+        ['ORDER', 'STEP', 'STATUS', 'STARTED', 'CUSTOMER', 'WORKFLOW'],
+        orders.map((o) => [o.orderId, o.step, o.status, o.startTime, o.customerId, o.workflowId]),
+      ),
+      `${orders.length} order(s) · query: ${query}`,
+      `Web UI: ${listUrl}`,
+    ].join('\n'),
+  };
+}
+
+async function queryStatus(handle: WorkflowHandle): Promise<OrderStatus | { error: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<{ error: string }>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ error: `no answer in ${QUERY_TIMEOUT_MS} ms (is a worker running?)` }),
+      QUERY_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([handle.query(orderStatusQuery), timeout]).catch((err: unknown) => ({
+      error: (err as Error).message,
+    }));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function fetchProviderLedger(url: string, orderId: string) {
+  try {
+    const res = await fetch(`${url}/admin/ledger?orderId=${encodeURIComponent(orderId)}`, {
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) return { error: `GET /admin/ledger: HTTP ${res.status}` };
+    return (await res.json()) as LedgerView;
+  } catch (err) {
+    // The sandbox is optional in production (real providers have their own dashboards).
+    return { error: `providers at ${url} unreachable: ${(err as Error).message}` };
+  }
+}
+
+/** `orders show <orderId>`: everything an operator needs to decide, in one place. */
+export async function showOrder(ctx: OpsContext, argv: string[]): Promise<CommandResult> {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true });
+  const orderId = positional(positionals, 'order ID');
+  const client = await ctx.temporal();
+  const run = await findOrderRun(client, orderId);
+  const handle = client.workflow.getHandle(run.workflowId, run.runId);
+  const described = await handle.describe();
+  const running = described.status.name === 'RUNNING';
+  const live = running ? await queryStatus(handle) : undefined;
+  const result =
+    described.status.name === 'COMPLETED'
+      ? await (handle.result() as Promise<OrderResult>).catch(() => undefined)
+      : undefined;
+  const keys = stepKeys(run.workflowId);
+  const [providerLedger, reservation] = await Promise.all([
+    fetchProviderLedger(ctx.config.providers.url, orderId),
+    findReservation(ctx.db(), keys.reserve).catch((err: unknown) => ({
+      error: (err as Error).message,
+    })),
+  ]);
+  const status = live && !('error' in live) ? live : undefined;
+  const step = status?.step ?? stepOf(described);
+  const uiUrl = workflowUrl(
+    ctx.config.temporal.uiUrl,
+    ctx.config.temporal.namespace,
+    run.workflowId,
+    run.runId,
+  );
+  const json = {
+    ...run,
+    status: described.status.name,
+    step,
+    outcome: status?.outcome ?? result?.outcome,
+    parked: status?.parked,
+    recoveryPoints: status?.recoveryPoints,
+    queryError: live && 'error' in live ? live.error : undefined,
+    result,
+    startTime: described.startTime.toISOString(),
+    closeTime: described.closeTime?.toISOString(),
+    keys,
+    providerLedger,
+    reservation: reservation ?? null,
+    uiUrl,
+  };
+  const ledgerLine =
+    'error' in providerLedger
+      ? providerLedger.error
+      : `${providerLedger.charges.length} charge(s), ${providerLedger.refunds.length} refund(s), ${providerLedger.emails.length} email(s)`;
+  const reservationLine = !reservation
+    ? 'none'
+    : 'error' in reservation
+      ? reservation.error
+      : `${reservation.status} (${reservation.items.map((i) => `${i.quantity}×${i.sku}`).join(', ')})`;
+  const human = formatFields([
+    ['order', orderId],
+    ['workflow', `${run.workflowId} (run ${run.runId})`],
+    ['status', described.status.name],
+    ['step', step],
+    ['outcome', json.outcome],
+    ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
+    ['last error', status?.parked?.error],
+    ['next', step === 'needs_attention' ? `onceflow orders retry|resolve|cancel ${orderId}` : ''],
+    ['provider ledger', ledgerLine],
+    ['reservation', reservationLine],
+    ...Object.entries(keys).map(([s, k]): [string, string] => [`key ${s}`, k]),
+    ['Web UI', uiUrl],
+  ]);
+  return { json, human };
+}
+
+type OrderSignal = 'retry' | 'resolve' | 'cancel';
+
+/** `orders retry|resolve|cancel <orderId> [--reason R]`: the operator signals. */
+export async function signalOrder(
+  ctx: OpsContext,
+  action: OrderSignal,
+  argv: string[],
+): Promise<CommandResult> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { reason: { type: 'string' } },
+    strict: true,
+  });
+  const orderId = positional(positionals, 'order ID');
+  const client = await ctx.temporal();
+  const run = await findOrderRun(client, orderId);
+  const handle = client.workflow.getHandle(run.workflowId, run.runId);
+  const described = await handle.describe();
+  if (described.status.name !== 'RUNNING') {
+    throw new InvalidStateError(
+      `order ${orderId} is ${described.status.name}, not running` +
+        (action === 'cancel'
+          ? '; publish an OrderCancelled event to compensate a closed order'
+          : ''),
+    );
+  }
+  const step = stepOf(described);
+  // retry/resolve only mean something to a parked step; the workflow would ignore them, so
+  // say so instead of reporting a success that changed nothing.
+  if (action !== 'cancel' && step !== 'needs_attention') {
+    throw new InvalidStateError(`order ${orderId} is at step ${step ?? '?'}, not needs_attention`);
+  }
+  const reason = values.reason ?? `operator ${action} via onceflow CLI`;
+  if (action === 'retry') await handle.signal(retryStepSignal);
+  else if (action === 'resolve') await handle.signal(resolveStepSignal);
+  else await handle.signal(cancelOrderSignal, { reason });
+  const signal = { retry: 'retryStep', resolve: 'resolveStep', cancel: 'cancelOrder' }[action];
+  return {
+    json: { ...run, signal, stepBefore: step, ...(action === 'cancel' ? { reason } : {}) },
+    human: `sent ${signal} to ${run.workflowId} (order ${orderId}, step ${step})`,
+  };
+}

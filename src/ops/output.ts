@@ -1,0 +1,100 @@
+/**
+ * Shared plumbing of the ops CLI: exit codes, the error classes that map to them, `--json`
+ * versus table output and a progress line for long operations.
+ */
+
+/** Exit codes (sysexits-style where one fits): scripts branch on them. */
+export const EXIT = {
+  ok: 0,
+  /** The operation failed or its target does not exist. */
+  failure: 1,
+  /** Bad arguments. */
+  usage: 2,
+  /** A bad setting (same code as every other onceflow entry point). */
+  config: 78,
+} as const;
+
+/** Bad arguments or an unknown command; exit 2 with the usage text. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The order, workflow or message asked for does not exist; exit 1. */
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+/** The target exists but is not in a state the command can act on (e.g. not parked); exit 1. */
+export class InvalidStateError extends Error {
+  override readonly name = 'InvalidStateError';
+}
+
+/** What every command returns: the JSON document and the lines a human reads. */
+export interface CommandResult {
+  json: unknown;
+  human: string;
+  /** Default: EXIT.ok. */
+  exitCode?: number;
+}
+
+/** A plain text table: columns padded to the widest cell; `-` for empty cells. */
+export function formatTable(headers: string[], rows: Array<Array<string | number | undefined>>) {
+  const cells = rows.map((r) => r.map((c) => (c === undefined || c === '' ? '-' : String(c))));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...cells.map(line)].join('\n');
+}
+
+/** `key: value` lines for one record, keys aligned. */
+export function formatFields(fields: Array<[string, string | number | undefined]>): string {
+  const width = Math.max(...fields.map(([k]) => k.length));
+  return fields.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v ?? '-'}`).join('\n');
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parses `90s`, `10m`, `2h`, `3d` into milliseconds; a UsageError for anything else. */
+export function parseDuration(text: string, option: string): number {
+  const m = DURATION.exec(text.trim());
+  if (!m) throw new UsageError(`${option} must look like 30s, 10m, 2h or 3d, got ${text}`);
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** Parses a positive integer option; a UsageError for anything else. */
+export function parsePositiveInt(text: string | undefined, option: string, fallback: number) {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`${option} must be a positive integer, got ${text}`);
+  return n;
+}
+
+/**
+ * Reports progress of a long operation on stderr (stdout stays clean for `--json`): a bar
+ * redrawn in place on a terminal, a line every `every` items otherwise (CI logs).
+ */
+export function createProgress(label: string, total: number, every = 100) {
+  const tty = process.stderr.isTTY;
+  let last = -1;
+  return {
+    update(done: number): void {
+      if (total === 0) return;
+      if (tty) {
+        const width = 30;
+        const filled = Math.round((done / total) * width);
+        process.stderr.write(
+          `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`,
+        );
+        if (done === total) process.stderr.write('\n');
+      } else if (done === total || done - last >= every) {
+        process.stderr.write(`${label}: ${done}/${total}\n`);
+        last = done;
+      }
+    },
+  };
+}

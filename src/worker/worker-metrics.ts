@@ -1,0 +1,71 @@
+import { Runtime } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+
+/** Name of the gauge of parked orders (alerts.yml and the dashboard use it). */
+export const ORDERS_PARKED_METRIC = 'onceflow_orders_parked';
+
+/** The visibility query whose count is the gauge (the same query works in the Web UI). */
+export const PARKED_QUERY = `WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND OrderStep = 'needs_attention'`;
+
+/**
+ * Installs the Temporal runtime with its Prometheus exporter on `port` (GET /metrics), so
+ * the SDK's worker metrics (temporal_*) and onceflow's own gauges are scraped beside the
+ * bridge's. Must run before the first connection or worker is created. Returns false, after
+ * a warning, when the port is taken: a worker without metrics still fulfils orders, and a
+ * crash loop over a port would not.
+ */
+export function installWorkerMetrics(port: number, log: Logger): boolean {
+  if (port === 0) return false;
+  try {
+    Runtime.install({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${port}` } } },
+    });
+    return true;
+  } catch (err) {
+    log.warn({ err, port }, 'worker metrics not exported (set WORKER_METRICS_PORT)');
+    return false;
+  }
+}
+
+/** Options of startParkedGauge. */
+export interface ParkedGaugeOptions {
+  /** Pause between visibility counts. Default: 30 000 ms (a Prometheus scrape interval). */
+  intervalMs?: number;
+}
+
+/**
+ * Publishes the number of orders parked in needs_attention as a gauge on the runtime's
+ * exporter. Counted from visibility, not from workflow code, so it covers every worker's
+ * orders and needs no workflow change; every worker reports the same namespace-wide value,
+ * hence `max()` in the alert. Returns a stop function.
+ */
+export function startParkedGauge(
+  client: Client,
+  log: Logger,
+  options: ParkedGaugeOptions = {},
+): () => void {
+  const gauge = Runtime.instance().metricMeter.createGauge(
+    ORDERS_PARKED_METRIC,
+    'int',
+    '',
+    'Orders parked in needs_attention, waiting for an operator (visibility count)',
+  );
+  let stopped = false;
+  const refresh = async () => {
+    try {
+      const { count } = await client.workflow.count(PARKED_QUERY);
+      if (!stopped) gauge.set(count);
+    } catch (err) {
+      // Keep the last value: a visibility hiccup must not look like "nothing parked".
+      log.warn({ err }, 'counting parked orders failed');
+    }
+  };
+  void refresh();
+  const timer = setInterval(() => void refresh(), options.intervalMs ?? 30_000);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

@@ -1,0 +1,182 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { chromium, type Browser } from 'playwright-core';
+import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { setStock } from '../../../src/inventory/stock-store';
+import { deriveWorkflowId } from '../../../src/kafka-bridge/identity';
+import type { RunningProviders } from '../../../src/providers/server';
+import { installAptPackages } from '../../../src/stack/apt';
+import { waitFor } from '../../../src/stack/wait';
+import { createWorker } from '../../../src/worker/create-worker';
+import { orderStatusQuery } from '../../../src/workflows/order-definitions';
+import { BridgeHarness } from '../../support/bridge-harness';
+import {
+  createTestDatabase,
+  setFaults,
+  startTestProviders,
+  type TestDatabase,
+} from '../../support/providers';
+import { testConfig, uniqueName } from '../../support/services';
+import { workflowBundle } from '../../support/workflow-bundle';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = resolve(__dirname, '..', '..', '..', 'artifacts');
+/** Flags for a quiet, self-contained headless run (no sandbox: tests run as root). */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * The operator's path in the real Temporal Web UI: an order from Kafka, through the bridge,
+ * parked by a failing mail API; headless Debian Chromium runs `OrderStep = "needs_attention"`,
+ * finds the order, opens it and sees its summary and the parked step.
+ */
+describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chromium)', function () {
+  this.timeout(600_000);
+  let h: BridgeHarness;
+  let db: TestDatabase;
+  let providers: RunningProviders;
+  let worker: { worker: Worker; running: Promise<void>; connection: NativeConnection };
+  let browser: Browser;
+  const orderId = uniqueName('order');
+  const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) {
+      await installAptPackages(['chromium'], (m) => process.stdout.write(`      ${m}\n`));
+    }
+    db = await createTestDatabase('ui');
+    providers = await startTestProviders(db);
+    await setFaults(providers, { endpoints: { emails: { failBeforeCommitRate: 1 } } });
+    h = await new BridgeHarness().setUp(1);
+    const connection = await NativeConnection.connect({ address: h.config.temporal.address });
+    const w = await createWorker({
+      connection,
+      config: testConfig(),
+      deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },
+      taskQueue: h.taskQueue,
+      workflowBundle: await workflowBundle(),
+    });
+    worker = { worker: w, running: w.run(), connection };
+    await h.startBridge();
+    const sku = uniqueName('sku');
+    await setStock(db.pool, sku, 5);
+    await h.produce([
+      buildEventMessage({
+        eventType: 'OrderPlaced',
+        aggregateId: orderId,
+        aggregateVersion: 1,
+        data: sampleOrderPlaced(orderId, { lines: 1, sku: () => sku }),
+      }),
+    ]);
+    await waitFor(
+      async () =>
+        (await h.client.workflow.getHandle(workflowId).query(orderStatusQuery)).step ===
+        'needs_attention',
+      { timeoutMs: 90_000, intervalMs: 500, what: 'the order parked in needs_attention' },
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.client.workflow
+      .getHandle(workflowId)
+      .terminate('test cleanup')
+      .catch(() => undefined);
+    if (worker) {
+      worker.worker.shutdown();
+      await worker.running;
+      await worker.connection.close();
+    }
+    await h?.tearDown();
+    await providers?.close();
+    await db?.pool.end();
+  });
+
+  it('runs OrderStep = "needs_attention", opens the parked order, sees summary and step', async () => {
+    const { uiUrl, namespace } = h.config.temporal;
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1100 } });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    try {
+      // Visibility indexes asynchronously; the operator would press Enter again.
+      await waitFor(
+        async () => {
+          await page.goto(`${uiUrl}/namespaces/${namespace}/workflows`);
+          await page.click('[data-testid=toggle-manual-query]');
+          const input = page.locator('[data-testid=workflow-manual-search-input]');
+          await input.fill('OrderStep = "needs_attention"');
+          await input.press('Enter');
+          await page
+            .getByRole('link', { name: workflowId, exact: true })
+            .first()
+            .waitFor({ timeout: 5000 });
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 1000, what: `${workflowId} in the query result` },
+      );
+      assert.equal(new URL(page.url()).searchParams.get('query'), 'OrderStep = "needs_attention"');
+      await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-needs-attention-list.png') });
+
+      await page.getByRole('link', { name: workflowId, exact: true }).first().click();
+      await page.waitForURL(/\/workflows\/.+/);
+      await page.getByText('Search Attributes', { exact: true }).first().waitFor();
+      // The timeline names each activity by its summary: the failing email step and its key.
+      await page.getByText(`${workflowId}:email`).first().waitFor({ timeout: 30_000 });
+      await page.screenshot({
+        path: resolve(ARTIFACTS, 'web-ui-parked-order.png'),
+        fullPage: true,
+      });
+
+      // The static summary and details the bridge set at start.
+      await page.getByText('User Metadata', { exact: true }).first().click();
+      await page.getByText('Summary', { exact: true }).first().waitFor({ timeout: 30_000 });
+      // The summary names the order as a word of its own (the header's workflow ID has it
+      // followed by `@`). The UI renders user metadata as markdown in a sandboxed frame, so
+      // every frame is searched.
+      const ownWord = new RegExp(`(^|\\s)${orderId}(\\s|$)`);
+      const summaryText = await waitFor(
+        async () => {
+          for (const frame of page.frames()) {
+            const text = await frame
+              .locator('body')
+              .innerText({ timeout: 1000 })
+              .catch(() => '');
+            if (ownWord.test(text)) return text;
+          }
+          return undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 250, what: 'the static summary naming the order' },
+      );
+      assert.match(summaryText, /OrderPlaced/);
+      const metadata = await page.locator('main').innerText();
+      await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-parked-order-summary.png') });
+
+      // The pending step: OrderStep = needs_attention.
+      await page.getByText('Search Attributes', { exact: true }).first().click();
+      await page.getByText('needs_attention').first().waitFor({ timeout: 30_000 });
+      const attributes = await page.locator('main').innerText();
+      writeFileSync(
+        resolve(ARTIFACTS, 'web-ui-parked-order.txt'),
+        `${summaryText}\n----\n${metadata}\n----\n${attributes}`,
+      );
+      await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-parked-order-step.png') });
+      assert.match(attributes, /OrderStep/);
+      assert.match(attributes, /needs_attention/);
+      assert.ok(attributes.includes(orderId), 'OrderId search attribute');
+    } finally {
+      await page.close();
+    }
+  });
+});
