@@ -5,6 +5,7 @@ import {
   orderCancelledDataSchema,
   orderPlacedDataSchema,
 } from '../events/order-events';
+import { summarizeOrderCancelled, summarizeOrderPlaced } from '../events/order-summary';
 import { IDENTITY_STRATEGIES, type IdentityStrategy } from './identity';
 
 /** Where one event type goes: the workflow it starts and how its identity is derived. */
@@ -17,6 +18,8 @@ export interface Route {
   dataSchema: z.ZodType<unknown>;
   /** First part of the workflow ID, `<prefix>:<identity>`. */
   workflowIdPrefix: string;
+  /** The Web UI's one-line static summary of validated data. Default: type, aggregate, version. */
+  summarize?: (data: never) => string;
 }
 
 /** Event type → route. Read-only: a table is built once at start and shared. */
@@ -32,6 +35,7 @@ export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
       identity: 'aggregate-version',
       dataSchema: orderPlacedDataSchema,
       workflowIdPrefix: EVENT_TYPES.orderPlaced,
+      summarize: summarizeOrderPlaced,
     },
   ],
   [
@@ -42,6 +46,7 @@ export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
       identity: 'aggregate-version',
       dataSchema: orderCancelledDataSchema,
       workflowIdPrefix: EVENT_TYPES.orderCancelled,
+      summarize: summarizeOrderCancelled,
     },
   ],
 ]);

@@ -175,6 +175,8 @@ export function translateMessage(
       ...(version !== undefined ? { aggregateVersion: version } : {}),
       fingerprint: print,
     },
-    summary: `${envelope.eventType} ${envelope.aggregateId}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
+    summary: route.summarize
+      ? route.summarize(data as never)
+      : `${envelope.eventType} ${envelope.aggregateId}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
   };
 }

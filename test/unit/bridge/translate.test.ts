@@ -42,7 +42,7 @@ describe('bridge: translateMessage', () => {
       aggregateVersion: 1,
       fingerprint: t.fingerprint,
     });
-    assert.equal(t.summary, 'OrderPlaced order-123 v1 → orderFulfillment');
+    assert.equal(t.summary, 'Order order-123 · 3 items · 12.50 EUR · customer cust-9');
   });
 
   it('gives header and body forms of one event the same command', () => {
@@ -75,7 +75,7 @@ describe('bridge: translateMessage', () => {
     assert.equal(t.workflowId, `OrderPlaced:${EVENT_ID}`);
     assert.equal('aggregateVersion' in t, false);
     assert.equal('aggregateVersion' in t.memo, false);
-    assert.equal(t.summary, 'OrderPlaced order-123 → orderFulfillment');
+    assert.equal(t.summary, 'Order order-123 · 3 items · 12.50 EUR · customer cust-9');
   });
 
   it('fingerprints the validated data: key order and trimmed whitespace do not matter', () => {
@@ -130,6 +130,7 @@ describe('bridge: translateMessage', () => {
     assert.equal(t.workflowType, 'invoice');
     assert.equal(t.identity, EVENT_ID, 'event-id strategy ignores the version');
     assert.deepEqual(t.searchAttributes, { EventId: EVENT_ID, EventType: 'InvoiceIssued' });
+    assert.match(t.summary, /^InvoiceIssued \S+ v\d+ → invoice$/, 'a route without summarize');
   });
 
   describe('poison', () => {
