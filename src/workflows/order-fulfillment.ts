@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -10,6 +11,7 @@ import type { OrderPlacedData } from '../events/order-events';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { BUSINESS_FAILURES, orderActivities } from './order-activities';
+import { currentDetailsOf } from './order-details';
 import {
   cancelOrderSignal,
   orderStatusQuery,
@@ -76,6 +78,7 @@ export async function orderFulfillment(
   const setStep = (step: OrderStep) => {
     status.step = step;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderStep, value: step }]);
+    setCurrentDetails(currentDetailsOf(status));
   };
   // The bridge sets these at start; a start without them (tests, manual starts) gets them here.
   if (!workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId)) {

@@ -1,0 +1,21 @@
+// The "current details" of an order in the Temporal Web UI: what the on-call person needs to
+// decide without reading code. Pure (used by workflow code).
+import type { OrderStatus } from './order-definitions';
+
+/** Markdown for setCurrentDetails: the step, the last error and, when parked, what to do. */
+export function currentDetailsOf(status: OrderStatus): string {
+  const lines = [`**step** ${status.step}`];
+  if (status.parked) {
+    const id = status.orderId;
+    lines.push(
+      `**last error** (${status.parked.step}, since ${status.parked.since}): ${status.parked.error}`,
+      `**action expected** one of: \`npx onceflow orders retry ${id}\` (signal \`retryStep\`: run ${status.parked.step} again with the same key) · \`npx onceflow orders resolve ${id}\` (signal \`resolveStep\`: the effect is confirmed, continue) · \`npx onceflow orders cancel ${id}\` (signal \`cancelOrder\`: compensate)`,
+      `**key** \`${status.keys[status.parked.step]}\``,
+    );
+  }
+  if (status.cancellation) lines.push(`**cancellation** ${status.cancellation.reason}`);
+  if (status.outcome) lines.push(`**outcome** ${status.outcome}`);
+  const points = status.recoveryPoints.map((p) => `${p.step} (${p.how})`).join(', ');
+  lines.push(`**recovery points** ${points || 'none yet'}`);
+  return lines.join('\n\n');
+}

@@ -1,0 +1,38 @@
+import { strict as assert } from 'node:assert';
+import { currentDetailsOf } from '../../../src/workflows/order-details';
+import { stepKeys, type OrderStatus } from '../../../src/workflows/order-definitions';
+
+const base = (): OrderStatus => ({
+  orderId: 'o-1',
+  step: 'charging',
+  recoveryPoints: [{ step: 'reserve', at: '2026-11-22T00:00:00.000Z', how: 'done' }],
+  keys: stepKeys('OrderPlaced:o-1@1'),
+});
+
+describe('order current details (Web UI)', () => {
+  it('says the step and the recovery points reached', () => {
+    const text = currentDetailsOf(base());
+    assert.match(text, /\*\*step\*\* charging/);
+    assert.match(text, /\*\*recovery points\*\* reserve \(done\)/);
+    assert.doesNotMatch(text, /action expected/);
+  });
+
+  it('when parked, names the last error, the key and the commands/signals expected', () => {
+    const status: OrderStatus = {
+      ...base(),
+      step: 'needs_attention',
+      parked: {
+        step: 'charge',
+        error: 'ProviderUnavailable: 503',
+        since: '2026-11-22T00:01:00.000Z',
+      },
+    };
+    const text = currentDetailsOf(status);
+    assert.match(text, /last error.*charge.*ProviderUnavailable: 503/);
+    assert.match(text, /npx onceflow orders retry o-1/);
+    assert.match(text, /retryStep/);
+    assert.match(text, /resolveStep/);
+    assert.match(text, /cancelOrder/);
+    assert.match(text, /OrderPlaced:o-1@1:charge/);
+  });
+});
