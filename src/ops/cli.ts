@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../config';
 import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
+import { runReconcileCli } from '../reconcile/cli';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
 import { EXIT, InvalidStateError, NotFoundError, UsageError, type CommandResult } from './output';
 
@@ -19,6 +20,7 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   dlq list [--reason R] [--topic T] [--limit N]
   dlq replay [--reason R] [--topic T] [--dry-run]
   ledger reap [--older-than-days D]
+  reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
 exit codes: 0 ok, 1 failed or not found, 2 usage, 78 bad setting
 `;
@@ -53,6 +55,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     process.stdout.write(USAGE);
     return args.length === 0 ? EXIT.usage : EXIT.ok;
   }
+  // reconcile has its own flags, output and exit codes (3: a source was unreadable).
+  if (args[0] === 'reconcile')
+    return runReconcileCli(argv.filter((_, i) => i !== argv.indexOf('reconcile')));
   let ctx: OpsContext | undefined;
   try {
     const command = COMMANDS[args[0]!]?.[args[1] ?? ''];
