@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { Consumer, Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Consumer, type Kafka, type Producer } from 'kafkajs';
 import type pg from 'pg';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -49,7 +49,13 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const metrics = options.metrics ?? createBridgeMetrics();
   const ledger = createLedgerStore(options.pool, { schema: options.ledgerSchema });
   // Idempotent producer: a retried DLQ write after a lost ack is not written twice.
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  // The DLQ keeps the source key, so the default (murmur2, Java-compatible) partitioner puts one
+  // order's poison in one DLQ partition.
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   const consumer = kafka.consumer({
     groupId: options.groupId ?? config.kafka.groupId,
     sessionTimeout: 30_000,
