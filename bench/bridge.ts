@@ -22,6 +22,8 @@ import { DEFAULT_ROUTES } from '../src/kafka-bridge/routes';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { runLimited } from '../src/kafka-bridge/run-limited';
 import { waitFor } from '../src/stack/wait';
+import { translateMessage, type StartCommand } from '../src/kafka-bridge/translate';
+import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
 import { spawn } from 'node:child_process';
 
 const ROOT = resolve(__dirname, '..');
@@ -45,31 +47,39 @@ async function committedAll(config: Config, topic: string, groupId: string): Pro
   }
 }
 
-/** Tight loop of client.workflow.start at `concurrency`, the ceiling the bridge is measured against. */
-async function rawStartRate(
-  client: Client,
-  config: Config,
-  n: number,
-  concurrency: number,
-): Promise<number> {
+/**
+ * Tight loop of client.workflow.start at `concurrency`, the ceiling the bridge is measured
+ * against. It sends the very requests the bridge sends (same start options, memo, search
+ * attributes, summary and details, via startOrDeduplicate) for a stream of the same shape, so
+ * the ratio measures the bridge's own cost: Kafka, ledger, ordering and commits.
+ */
+async function rawStartRate(client: Client, n: number, concurrency: number): Promise<number> {
   const taskQueue = tag('bench-raw');
-  const ids = Array.from({ length: n }, (_, i) => `${taskQueue}-${i}`);
+  const commands = generateOrderStream({ orders: n, seed: 41, prefix: tag('raw') })
+    .records.map((r) =>
+      translateMessage(
+        { key: Buffer.from(r.key), value: Buffer.from(r.value), headers: r.headers },
+        DEFAULT_ROUTES,
+        { maxBytes: 1 << 20 },
+      ),
+    )
+    .filter((t): t is StartCommand => t.kind === 'start');
   const started = performance.now();
   await runLimited(
-    ids.map((workflowId) => async () => {
-      await client.workflow.start('orderFulfillment', {
-        workflowId,
-        taskQueue,
-        args: [{}],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
+    commands.map((cmd, i) => async () => {
+      await startOrDeduplicate(client, taskQueue, cmd, {
+        topic: 'bench',
+        partition: 0,
+        offset: String(i),
       });
     }),
     concurrency,
   );
-  const rate = n / ((performance.now() - started) / 1000);
-  await terminateAll(client, ids);
-  void config;
+  const rate = commands.length / ((performance.now() - started) / 1000);
+  await terminateAll(
+    client,
+    commands.map((c) => c.workflowId),
+  );
   return rate;
 }
 
@@ -117,7 +127,7 @@ async function main(): Promise<void> {
   const kafka = createKafka(config.kafka, 'bench');
   try {
     process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
-    const raw = await rawStartRate(client, config, events, concurrency);
+    const raw = await rawStartRate(client, events, concurrency);
 
     // The bridge as its own process, on pre-produced events, with the same number of starts in flight.
     const topic = tag('bench_orders');
