@@ -40,12 +40,6 @@ export interface LedgerRow {
   firstSeenAt?: Date;
 }
 
-/** An aggregate and event type, the scope of stale-version detection. */
-export interface AggregateKey {
-  aggregateId: string;
-  eventType: string;
-}
-
 /** Thrown when a ledger statement fails; names the operation, keeps the pg error as cause. */
 export class LedgerStoreError extends Error {
   override readonly name = 'LedgerStoreError';
@@ -61,11 +55,6 @@ export class LedgerStoreError extends Error {
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
-
-/** Map key of highestVersions; JSON so no separator can make two aggregates collide. */
-export function aggregateKeyOf(key: AggregateKey): string {
-  return JSON.stringify([key.eventType, key.aggregateId]);
-}
 
 export class LedgerStore {
   readonly schema: string;
@@ -153,30 +142,23 @@ export class LedgerStore {
   }
 
   /**
-   * The highest recorded version per aggregate and event type, for a whole batch in one query.
-   * Keys are aggregateKeyOf(...); aggregates without a versioned row are absent.
+   * The highest recorded version per aggregate, over all its event types (an aggregate's
+   * version counts its changes, whatever their type), for a whole batch in one query.
+   * Aggregates without a versioned row are absent.
    */
-  async highestVersions(keys: readonly AggregateKey[]): Promise<Map<string, number>> {
+  async highestVersions(aggregateIds: readonly string[]): Promise<Map<string, number>> {
     const result = new Map<string, number>();
-    if (keys.length === 0) return result;
-    const unique = [...new Map(keys.map((k) => [aggregateKeyOf(k), k])).values()];
-    const { rows } = await this.run<{ aggregate_id: string; event_type: string; max: string }>(
+    if (aggregateIds.length === 0) return result;
+    const { rows } = await this.run<{ aggregate_id: string; max: string }>(
       'highestVersions',
-      `SELECT p.aggregate_id, p.event_type, max(p.aggregate_version)::text AS max
-         FROM ${this.table} p
-         JOIN unnest($1::text[], $2::text[]) AS k(aggregate_id, event_type)
-           ON p.aggregate_id = k.aggregate_id AND p.event_type = k.event_type
-        WHERE p.aggregate_version IS NOT NULL
-        GROUP BY p.aggregate_id, p.event_type`,
-      [unique.map((k) => k.aggregateId), unique.map((k) => k.eventType)],
+      `SELECT aggregate_id, max(aggregate_version)::text AS max
+         FROM ${this.table}
+        WHERE aggregate_id = ANY($1::text[]) AND aggregate_version IS NOT NULL
+        GROUP BY aggregate_id`,
+      [[...new Set(aggregateIds)]],
     );
-    for (const r of rows) {
-      // bigint arrives as text; versions are checked to be safe integers on the way in.
-      result.set(
-        aggregateKeyOf({ aggregateId: r.aggregate_id, eventType: r.event_type }),
-        Number(r.max),
-      );
-    }
+    // bigint arrives as text; versions are checked to be safe integers on the way in.
+    for (const r of rows) result.set(r.aggregate_id, Number(r.max));
     return result;
   }
 

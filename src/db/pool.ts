@@ -11,6 +11,11 @@ export interface CreatePoolOptions {
    * bridge's ledger and the migrations use.
    */
   schema?: string;
+  /**
+   * Called when an idle connection dies (a Postgres restart, a network cut). Default: ignore;
+   * the pool drops the connection and the next query opens a new one.
+   */
+  onIdleError?: (err: Error) => void;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -26,10 +31,14 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
         };
   const schema = options.schema ?? database.schema;
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: database.url,
     ssl,
     max: database.poolMax,
     options: `-c search_path=${schema}`,
   });
+  // Without a listener, an idle client's error would be an unhandled 'error' event and
+  // crash the process; a restarted Postgres must only cost the queries in flight.
+  pool.on('error', options.onIdleError ?? (() => undefined));
+  return pool;
 }

@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
   const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const pool = createPool(config.database);
+  const pool = createPool(config.database, {
+    onIdleError: (err) => log.warn({ err: err.message }, 'idle Postgres connection lost'),
+  });
   const metrics = createBridgeMetrics();
   const server = await serveMetrics(metrics.registry, config.bridge.metricsPort);
   try {

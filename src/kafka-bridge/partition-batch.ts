@@ -2,7 +2,6 @@ import type { Client } from '@temporalio/client';
 import type { Batch, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../logger';
 import type { KnownEvent, LedgerStore } from '../db/ledger-store';
-import { aggregateKeyOf } from '../db/ledger-store';
 import { RetryAbortedError, retryTransient, type BackoffOptions } from './backoff';
 import { classifyAgainstLedger } from './dedup';
 import { buildDlqMessage, type DlqRecord } from './dlq-message';
@@ -100,9 +99,7 @@ export async function handleBatch(
       Promise.all([
         deps.ledger.findKnown([...new Set(starts.map((s) => s.identity))]),
         deps.ledger.highestVersions(
-          starts
-            .filter((s) => s.aggregateVersion !== undefined)
-            .map((s) => ({ aggregateId: s.aggregateId, eventType: s.eventType })),
+          starts.filter((s) => s.aggregateVersion !== undefined).map((s) => s.aggregateId),
         ),
       ]),
     );
@@ -144,8 +141,10 @@ export async function handleBatch(
       runId,
     });
     if (cmd.aggregateVersion !== undefined) {
-      const key = aggregateKeyOf(cmd);
-      highest.set(key, Math.max(highest.get(key) ?? 0, cmd.aggregateVersion));
+      highest.set(
+        cmd.aggregateId,
+        Math.max(highest.get(cmd.aggregateId) ?? 0, cmd.aggregateVersion),
+      );
     }
   };
 
@@ -172,7 +171,7 @@ export async function handleBatch(
     const verdict = classifyAgainstLedger(
       t,
       known.get(t.identity),
-      t.aggregateVersion !== undefined ? highest.get(aggregateKeyOf(t)) : undefined,
+      t.aggregateVersion !== undefined ? highest.get(t.aggregateId) : undefined,
     );
     if (verdict.kind === 'duplicate') {
       deps.metrics.duplicates.inc({ topic, source: 'ledger' });

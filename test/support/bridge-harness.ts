@@ -50,12 +50,12 @@ export class BridgeHarness {
   }
 
   /** Starts an in-process bridge on this harness' topic; `client` lets a test route Temporal calls elsewhere. */
-  async startBridge(options: { client?: Client } = {}): Promise<RunningBridge> {
+  async startBridge(options: { client?: Client; pool?: pg.Pool } = {}): Promise<RunningBridge> {
     const bridge = await startBridge({
       config: this.config,
       kafka: this.kafka,
       client: options.client ?? this.client,
-      pool: this.pool,
+      pool: options.pool ?? this.pool,
       log: pino({ level: process.env.BRIDGE_TEST_LOG ?? 'silent' }),
       routes: DEFAULT_ROUTES,
       ledgerSchema: this.schema,

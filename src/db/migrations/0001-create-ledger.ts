@@ -26,8 +26,8 @@ export const createLedger: Migration = {
     );
     -- The reaper deletes by age.
     CREATE INDEX processed_events_first_seen_idx ON processed_events (first_seen_at);
-    -- Stale-version detection asks for the highest version applied per aggregate and type.
+    -- Stale-version detection asks for the highest version applied per aggregate.
     CREATE INDEX processed_events_aggregate_idx
-      ON processed_events (aggregate_id, event_type, aggregate_version);
+      ON processed_events (aggregate_id, aggregate_version);
   `,
 };

@@ -130,6 +130,32 @@ describe('bridge: poison goes to the DLQ and never blocks its partition', () => 
     assert.equal(await h.ledgerCount(), followers.length);
   });
 
+  it('judges versions per aggregate across event types: an order placed after its cancellation is stale', async () => {
+    const late = `o-${randomUUID()}`;
+    const normal = `o-${randomUUID()}`;
+    const cancel = (orderId: string, version: number) =>
+      buildEventMessage({
+        eventType: 'OrderCancelled',
+        aggregateId: orderId,
+        aggregateVersion: version,
+        data: { orderId, reason: 'r' },
+      });
+    // `late`: the cancellation (v2) overtook the placement (v1); `normal`: v1 then v2.
+    await h.produce([cancel(late, 2), valid(late, 1), valid(normal, 1), cancel(normal, 2)]);
+    await h.startBridge();
+    await h.waitUntilAllCommitted();
+    const [dlq] = await h.readDlq(1);
+    assert.equal(dlq!.headers['dlq-reason'], 'stale-version');
+    assert.equal(dlq!.key, late);
+    assert.equal(
+      await h.describe(deriveWorkflowId('OrderPlaced', `${late}@1`)),
+      undefined,
+      'never fulfilled',
+    );
+    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', `${normal}@1`)));
+    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', `${normal}@2`)));
+  });
+
   it('dead-letters a stale version and still starts newer versions of the aggregate', async () => {
     const orderId = `o-${randomUUID()}`;
     const cancel = (version: number) =>

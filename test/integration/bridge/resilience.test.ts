@@ -6,6 +6,8 @@ import { waitFor } from '../../../src/stack/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { exitOf, spawnBridge } from '../../support/child-bridge';
+import type pg from 'pg';
+import { createPool } from '../../../src/db/pool';
 
 function orders(n: number) {
   return Array.from({ length: n }, () => {
@@ -86,8 +88,11 @@ async function assertEachStartedOnce(h: BridgeHarness, expected: number): Promis
 
 describe('bridge: failures and restarts', () => {
   let h: BridgeHarness;
+  /** Pools a test opened besides the harness' own; ended after the bridges stopped. */
+  const extraPools: pg.Pool[] = [];
   afterEach(async () => {
     await h.tearDown();
+    await Promise.all(extraPools.splice(0).map((p) => p.end()));
   });
 
   it('commits nothing and dead-letters nothing while Temporal is unreachable, then starts each event once', async () => {
@@ -130,6 +135,47 @@ describe('bridge: failures and restarts', () => {
     } finally {
       await proxy.cut();
       await connection.close();
+    }
+  });
+
+  it('commits nothing and dead-letters nothing while Postgres (the ledger) is unreachable, then starts each event once', async () => {
+    h = await new BridgeHarness().setUp(3);
+    const url = new URL(h.config.database.url);
+    const proxy = new TcpProxy(url.hostname, Number(url.port));
+    await proxy.open();
+    url.port = String(proxy.port);
+    const ledgerPool = createPool(
+      { ...h.config.database, url: url.toString() },
+      { schema: h.schema },
+    );
+    extraPools.push(ledgerPool);
+    try {
+      await proxy.cut();
+      const bridge = await h.startBridge({ pool: ledgerPool });
+      await h.produce(orders(20));
+      await waitFor(
+        async () =>
+          (await metricSum(
+            bridge.metrics.registry.metrics(),
+            'onceflow_bridge_transient_retries_total',
+            'postgres',
+          )) >= 3,
+        { timeoutMs: 60_000, what: 'ledger retries while Postgres is unreachable' },
+      );
+      const committed = await h.committedOffsets();
+      assert.ok(
+        [...committed.values()].every((o) => o === -1),
+        `nothing committed: ${JSON.stringify([...committed])}`,
+      );
+      await proxy.open();
+      await h.waitUntilAllCommitted(120_000);
+      await assertEachStartedOnce(h, 20);
+      assert.equal(
+        await metricSum(bridge.metrics.registry.metrics(), 'onceflow_bridge_dlq_total'),
+        0,
+      );
+    } finally {
+      await proxy.cut();
     }
   });
 
