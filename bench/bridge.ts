@@ -22,9 +22,9 @@ import { DEFAULT_ROUTES } from '../src/kafka-bridge/routes';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { runLimited } from '../src/kafka-bridge/run-limited';
 import { waitFor } from '../src/stack/wait';
+import { startComponent } from '../src/demo/components';
 import { translateMessage, type StartCommand } from '../src/kafka-bridge/translate';
 import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
-import { spawn } from 'node:child_process';
 
 const ROOT = resolve(__dirname, '..');
 const PARTITIONS = 4;
@@ -146,25 +146,23 @@ async function main(): Promise<void> {
       `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
     );
     const groupId = tag('bench-group');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', resolve(ROOT, 'src/kafka-bridge/main.ts')],
+    // The bridge as its own process, as `npm run bridge` runs it; output to the stack's logs.
+    const bridgeProcess = startComponent(
+      'bench-bridge',
+      'src/kafka-bridge/main.ts',
       {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          KAFKA_TOPICS: topic,
-          KAFKA_GROUP_ID: groupId,
-          TEMPORAL_TASK_QUEUE: taskQueue,
-          DATABASE_SCHEMA: schema,
-          BRIDGE_METRICS_PORT: '0',
-          BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
-          BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
-          LOG_LEVEL: 'warn',
-        },
-        stdio: 'inherit',
+        KAFKA_TOPICS: topic,
+        KAFKA_GROUP_ID: groupId,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        DATABASE_SCHEMA: schema,
+        BRIDGE_METRICS_PORT: '0',
+        BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
+        BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
+        LOG_LEVEL: 'warn',
       },
+      stack.paths.logs,
     );
+    const child = bridgeProcess.child;
     let peak = 0;
     await waitFor(
       async () => {
