@@ -105,6 +105,22 @@ describe('config', () => {
     assert.ok(text.includes('svc'), 'non-secrets stay readable');
   });
 
+  it('stops the bridge at start when BRIDGE_EXTRA_ROUTES is malformed, naming it', () => {
+    const root = resolve(__dirname, '..', '..');
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', resolve(root, 'src/kafka-bridge/main.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, BRIDGE_EXTRA_ROUTES: '{"InvoiceIssued": {"identity": "random"}}' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(r.status, 78, r.stderr);
+    assert.match(r.stderr, /BRIDGE_EXTRA_ROUTES/);
+  });
+
   it('stops an entry point at start with a message naming the bad setting', () => {
     const root = resolve(__dirname, '..', '..');
     const r = spawnSync(
