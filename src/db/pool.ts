@@ -39,6 +39,10 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
   });
   // Without a listener, an idle client's error would be an unhandled 'error' event and
   // crash the process; a restarted Postgres must only cost the queries in flight.
-  pool.on('error', options.onIdleError ?? (() => undefined));
+  const onError = options.onIdleError ?? (() => undefined);
+  pool.on('error', onError);
+  // A checked-out client whose connection dies emits on the client, not the pool; the query
+  // in flight fails (and is retried by its caller), the process must not.
+  pool.on('connect', (client) => client.on('error', onError));
   return pool;
 }

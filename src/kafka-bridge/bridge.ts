@@ -62,6 +62,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     heartbeatInterval: 3_000,
     // One partition's batch is at most this much; bounds memory and time per commit.
     maxBytesPerPartition: 1024 * 1024,
+    // KafkaJS restarts the consumer only after retriable errors by default; a broker that is
+    // down longer than its retries would leave the bridge idle. Always restart: offsets are
+    // only committed for handled messages, so a restart loses and repeats nothing harmful.
+    retry: {
+      restartOnFailure: async (err) => {
+        log.warn({ err: err.message }, 'consumer failed; restarting');
+        return true;
+      },
+    },
   });
   let stopping = false;
 
