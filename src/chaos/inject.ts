@@ -1,0 +1,100 @@
+import type { FaultEndpoint } from '../providers/faults';
+import type { RunningStack } from '../stack/stack';
+import { restartKafka, restartPostgres, ServiceNotRestartableError } from '../stack/restart';
+import type { Fleet } from './fleet';
+import type { InjectedFault } from './report';
+import { describeFault, faultDetail, type ScheduledFault } from './schedule';
+
+export interface InjectContext {
+  fleet: Fleet;
+  stack: RunningStack;
+  providersUrl: string;
+  seed: number;
+  /** Epoch ms the schedule's offsets count from. */
+  startedAt: number;
+  log: (line: string) => void;
+}
+
+/** The providers refused a fault setting; the run would not test what it claims. */
+export class FaultInjectionError extends Error {
+  override readonly name = 'FaultInjectionError';
+}
+
+// Provider windows may overlap on one endpoint; the admin API takes the whole endpoint setting,
+// so the currently open windows are merged per endpoint and the result PUT as one.
+const open = new Map<FaultEndpoint, Map<ScheduledFault, object>>();
+
+async function putFaults(ctx: InjectContext): Promise<void> {
+  const endpoints: Record<string, object> = {};
+  for (const [endpoint, windows] of open)
+    endpoints[endpoint] = Object.assign({}, ...windows.values());
+  const res = await fetch(`${ctx.providersUrl}/admin/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ seed: ctx.seed, endpoints }),
+  });
+  if (!res.ok) throw new FaultInjectionError(`PUT /admin/faults: HTTP ${res.status}`);
+}
+
+/** Turns every provider fault off (after the schedule, before parked orders are retried). */
+export async function clearProviderFaults(ctx: InjectContext): Promise<void> {
+  open.clear();
+  await putFaults(ctx);
+}
+
+// Scheduling, not synchronisation: a fault waits for its moment on the run's clock.
+const until = (epochMs: number) =>
+  new Promise((r) => setTimeout(r, Math.max(0, epochMs - Date.now())));
+
+async function apply(ctx: InjectContext, f: ScheduledFault): Promise<void> {
+  switch (f.kind) {
+    case 'kill-worker':
+    case 'kill-bridge':
+      await ctx.fleet.kill(f.target);
+      await until(Date.now() + f.forMs);
+      await ctx.fleet.start(f.target);
+      return;
+    case 'provider-faults': {
+      const endpoint = f.target as FaultEndpoint;
+      const windows = open.get(endpoint) ?? new Map<ScheduledFault, object>();
+      open.set(endpoint, windows.set(f, f.faults ?? {}));
+      await putFaults(ctx);
+      await until(Date.now() + f.forMs);
+      windows.delete(f);
+      await putFaults(ctx);
+      return;
+    }
+    case 'kafka-restart':
+      return restartKafka(ctx.stack);
+    case 'postgres-restart':
+      return restartPostgres(ctx.stack);
+  }
+}
+
+/** Runs the whole schedule; resolves with what actually happened, when. */
+export async function runSchedule(
+  ctx: InjectContext,
+  schedule: ScheduledFault[],
+): Promise<InjectedFault[]> {
+  const done: InjectedFault[] = [];
+  await Promise.all(
+    schedule.map(async (f) => {
+      await until(ctx.startedAt + f.atMs);
+      const startMs = Date.now() - ctx.startedAt;
+      ctx.log(`inject ${describeFault(f)}`);
+      let skipped = '';
+      try {
+        await apply(ctx, f);
+      } catch (err) {
+        // An external service (KAFKA_BROKERS/DATABASE_URL) is not ours to restart: say so.
+        if (!(err instanceof ServiceNotRestartableError)) throw err;
+        skipped = ` (skipped: ${err.message})`;
+      }
+      const endMs = Date.now() - ctx.startedAt;
+      const detail = faultDetail(f) + skipped;
+      done.push({ kind: f.kind, target: f.target, startMs, endMs, detail });
+      ctx.log(`done   ${f.kind} ${f.target} after ${((endMs - startMs) / 1000).toFixed(1)} s`);
+    }),
+  );
+  return done.sort((a, b) => a.startMs - b.startMs);
+}

@@ -1,0 +1,69 @@
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+
+/** Runs `npm run chaos` as a user would and returns its exit code, stdout and stderr. */
+function runChaos(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn('npm', ['run', '--silent', 'chaos', '--', ...args], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+interface ChaosSummary {
+  violations: number;
+  invariants: Record<string, number>;
+  faults: Record<string, number>;
+  report: string;
+}
+
+describe('npm run chaos (short seeded run)', function () {
+  this.timeout(6 * 60_000);
+
+  it('survives kills, provider faults and Kafka/Postgres restarts with zero violations', async () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'onceflow-chaos-'));
+    const { code, stdout, stderr } = await runChaos([
+      ...['--orders', '60', '--seed', '7', '--duration', '60s'],
+      ...['--report', reportDir, '--json'],
+    ]);
+    const tail = stderr.split('\n').slice(-40).join('\n');
+    assert.equal(code, 0, tail);
+    const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as ChaosSummary;
+    assert.equal(summary.violations, 0, tail);
+    for (const [name, n] of Object.entries(summary.invariants)) assert.equal(n, 0, name);
+    // Every fault class of the schedule actually happened.
+    assert.equal(summary.faults['kill-worker'], 2);
+    assert.equal(summary.faults['kill-bridge'], 1);
+    assert.equal(summary.faults['provider-faults'], 3);
+    assert.equal(summary.faults['kafka-restart'], 1);
+    assert.equal(summary.faults['postgres-restart'], 1);
+
+    const file = join(reportDir, 'report.html');
+    assert.equal(summary.report, file);
+    assert.ok(existsSync(file));
+    const html = readFileSync(file, 'utf8');
+    for (const kind of [
+      'kill-worker',
+      'kill-bridge',
+      'provider-faults',
+      'kafka-restart',
+      'postgres-restart',
+    ])
+      assert.match(html, new RegExp(`class="fault-marker" data-kind="${kind}"`));
+    assert.doesNotMatch(html, /<script|<link /);
+  });
+});
