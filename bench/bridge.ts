@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
+import type { Pool } from 'pg';
 import { startPreparedStack } from '../src/stack/cli';
 import { loadConfig, type Config } from '../src/config';
 import { createPool } from '../src/db/pool';
@@ -27,9 +28,9 @@ import { translateMessage, type StartCommand } from '../src/kafka-bridge/transla
 import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
 
 const ROOT = resolve(__dirname, '..');
-const PARTITIONS = 4;
+export const PARTITIONS = 4;
 
-function tag(prefix: string): string {
+export function tag(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}`;
 }
 
@@ -100,11 +101,162 @@ async function terminateAll(client: Client, ids: string[]): Promise<void> {
 }
 
 /** Peak resident set (VmHWM) of a running process, in MiB. */
-function peakRssMiB(pid: number): number {
+export function peakRssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
     .find((l) => l.startsWith('VmHWM:'));
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+export interface BridgeBenchOptions {
+  events: number;
+  concurrency: number;
+  duplicates: number;
+}
+
+export type BridgeBenchResult = Awaited<ReturnType<typeof benchBridge>>;
+
+/** Exported so `npm run bench` (bench/index.ts) reuses the same measurements. */
+export async function benchBridge(
+  { events, concurrency, duplicates }: BridgeBenchOptions,
+  { config, client, pool, logs }: { config: Config; client: Client; pool: Pool; logs: string },
+) {
+  const kafka = createKafka(config.kafka, 'bench');
+  process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
+  const raw = await rawStartRate(client, events, concurrency);
+
+  // The bridge as its own process, on pre-produced events, with the same number of starts in flight.
+  const topic = tag('bench_orders');
+  const schema = tag('bench');
+  const taskQueue = tag('bench-bridge');
+  await migrate(pool, { schema });
+  await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
+  const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
+  const producer = kafka.producer();
+  await producer.connect();
+  for (let i = 0; i < stream.records.length; i += 1000) {
+    await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
+  }
+  await producer.disconnect();
+  process.stderr.write(
+    `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+  );
+  const groupId = tag('bench-group');
+  // The bridge as its own process, as `npm run bridge` runs it; output to the stack's logs.
+  const bridgeProcess = startComponent(
+    'bench-bridge',
+    'src/kafka-bridge/main.ts',
+    {
+      KAFKA_TOPICS: topic,
+      KAFKA_GROUP_ID: groupId,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATABASE_SCHEMA: schema,
+      BRIDGE_METRICS_PORT: '0',
+      BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
+      BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
+      LOG_LEVEL: 'warn',
+    },
+    logs,
+  );
+  const child = bridgeProcess.child;
+  let peak = 0;
+  await waitFor(
+    async () => {
+      peak = Math.max(peak, peakRssMiB(child.pid!));
+      return committedAll(config, topic, groupId);
+    },
+    { timeoutMs: 600_000, intervalMs: 250, what: 'the bridge to handle every event' },
+  );
+  peak = Math.max(peak, peakRssMiB(child.pid!));
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  // From the first to the last ledger write: excludes process start-up and group join.
+  const { rows } = await pool.query<{ n: string; seconds: number }>(
+    `SELECT count(*) AS n, extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds FROM ${schema}.processed_events`,
+  );
+  const bridgeRate = Number(rows[0]!.n) / Number(rows[0]!.seconds);
+
+  // Duplicate absorption: the same identities again, all answered by the ledger.
+  const dupTopic = tag('bench_dups');
+  await ensureTopics(kafka, { topics: [dupTopic], partitions: PARTITIONS });
+  const dupProducer = kafka.producer();
+  await dupProducer.connect();
+  const dupRecords = Array.from(
+    { length: duplicates },
+    (_, i) => stream.records[i % stream.records.length]!,
+  );
+  for (let i = 0; i < dupRecords.length; i += 2000) {
+    await dupProducer.send({
+      topic: dupTopic,
+      acks: -1,
+      messages: dupRecords.slice(i, i + 2000),
+    });
+  }
+  await dupProducer.disconnect();
+  const dupGroup = tag('bench-dup-group');
+  const bridge = await startBridge({
+    config: {
+      ...config,
+      bridge: {
+        ...config.bridge,
+        partitionsConcurrency: PARTITIONS,
+        startConcurrency: concurrency / PARTITIONS,
+      },
+    },
+    kafka,
+    client,
+    pool,
+    log: pino({ level: 'warn' }),
+    routes: DEFAULT_ROUTES,
+    ledgerSchema: schema,
+    topics: [dupTopic],
+    groupId: dupGroup,
+    taskQueue,
+  });
+  // Timed from the first message consumed, so group join is not counted.
+  const consumed = async () => {
+    const m = await bridge.metrics.consumed.get();
+    return m.values.reduce((s, v) => s + v.value, 0);
+  };
+  await waitFor(async () => (await consumed()) > 0, {
+    timeoutMs: 60_000,
+    intervalMs: 20,
+    what: 'first duplicate batch',
+  });
+  const dupStart = performance.now();
+  await waitFor(() => committedAll(config, dupTopic, dupGroup), {
+    timeoutMs: 600_000,
+    intervalMs: 100,
+    what: 'duplicates absorbed',
+  });
+  const dupRate = duplicates / ((performance.now() - dupStart) / 1000);
+  const dupMetric = await bridge.metrics.duplicates.get();
+  const absorbed = dupMetric.values
+    .filter((v) => v.labels.source === 'ledger')
+    .reduce((s, v) => s + v.value, 0);
+  await bridge.stop();
+
+  const { rows: wf } = await pool.query<{ workflow_id: string }>(
+    `SELECT workflow_id FROM ${schema}.processed_events`,
+  );
+  await terminateAll(
+    client,
+    wf.map((r) => r.workflow_id),
+  );
+
+  const result = {
+    machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`,
+    events,
+    concurrency,
+    rawStartsPerSecond: Math.round(raw),
+    bridgeStartsPerSecond: Math.round(bridgeRate),
+    ratio: Number((bridgeRate / raw).toFixed(2)),
+    duplicates,
+    duplicatesAbsorbedByLedger: absorbed,
+    duplicatesPerSecond: Math.round(dupRate),
+    bridgePeakRssMiB: Math.round(peak),
+  };
+  return result;
 }
 
 async function main(): Promise<void> {
@@ -124,142 +276,12 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const pool = createPool(config.database);
-  const kafka = createKafka(config.kafka, 'bench');
   try {
-    process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
-    const raw = await rawStartRate(client, events, concurrency);
-
-    // The bridge as its own process, on pre-produced events, with the same number of starts in flight.
-    const topic = tag('bench_orders');
-    const schema = tag('bench');
-    const taskQueue = tag('bench-bridge');
-    await migrate(pool, { schema });
-    await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
-    const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
-    const producer = kafka.producer();
-    await producer.connect();
-    for (let i = 0; i < stream.records.length; i += 1000) {
-      await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
-    }
-    await producer.disconnect();
-    process.stderr.write(
-      `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+    const result = await benchBridge(
+      { events, concurrency, duplicates },
+      { config, client, pool, logs: stack.paths.logs },
     );
-    const groupId = tag('bench-group');
-    // The bridge as its own process, as `npm run bridge` runs it; output to the stack's logs.
-    const bridgeProcess = startComponent(
-      'bench-bridge',
-      'src/kafka-bridge/main.ts',
-      {
-        KAFKA_TOPICS: topic,
-        KAFKA_GROUP_ID: groupId,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        DATABASE_SCHEMA: schema,
-        BRIDGE_METRICS_PORT: '0',
-        BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
-        BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
-        LOG_LEVEL: 'warn',
-      },
-      stack.paths.logs,
-    );
-    const child = bridgeProcess.child;
-    let peak = 0;
-    await waitFor(
-      async () => {
-        peak = Math.max(peak, peakRssMiB(child.pid!));
-        return committedAll(config, topic, groupId);
-      },
-      { timeoutMs: 600_000, intervalMs: 250, what: 'the bridge to handle every event' },
-    );
-    peak = Math.max(peak, peakRssMiB(child.pid!));
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    // From the first to the last ledger write: excludes process start-up and group join.
-    const { rows } = await pool.query<{ n: string; seconds: number }>(
-      `SELECT count(*) AS n, extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds FROM ${schema}.processed_events`,
-    );
-    const bridgeRate = Number(rows[0]!.n) / Number(rows[0]!.seconds);
-
-    // Duplicate absorption: the same identities again, all answered by the ledger.
-    const dupTopic = tag('bench_dups');
-    await ensureTopics(kafka, { topics: [dupTopic], partitions: PARTITIONS });
-    const dupProducer = kafka.producer();
-    await dupProducer.connect();
-    const dupRecords = Array.from(
-      { length: duplicates },
-      (_, i) => stream.records[i % stream.records.length]!,
-    );
-    for (let i = 0; i < dupRecords.length; i += 2000) {
-      await dupProducer.send({
-        topic: dupTopic,
-        acks: -1,
-        messages: dupRecords.slice(i, i + 2000),
-      });
-    }
-    await dupProducer.disconnect();
-    const dupGroup = tag('bench-dup-group');
-    const bridge = await startBridge({
-      config: {
-        ...config,
-        bridge: {
-          ...config.bridge,
-          partitionsConcurrency: PARTITIONS,
-          startConcurrency: concurrency / PARTITIONS,
-        },
-      },
-      kafka,
-      client,
-      pool,
-      log: pino({ level: 'warn' }),
-      routes: DEFAULT_ROUTES,
-      ledgerSchema: schema,
-      topics: [dupTopic],
-      groupId: dupGroup,
-      taskQueue,
-    });
-    // Timed from the first message consumed, so group join is not counted.
-    const consumed = async () => {
-      const m = await bridge.metrics.consumed.get();
-      return m.values.reduce((s, v) => s + v.value, 0);
-    };
-    await waitFor(async () => (await consumed()) > 0, {
-      timeoutMs: 60_000,
-      intervalMs: 20,
-      what: 'first duplicate batch',
-    });
-    const dupStart = performance.now();
-    await waitFor(() => committedAll(config, dupTopic, dupGroup), {
-      timeoutMs: 600_000,
-      intervalMs: 100,
-      what: 'duplicates absorbed',
-    });
-    const dupRate = duplicates / ((performance.now() - dupStart) / 1000);
-    const dupMetric = await bridge.metrics.duplicates.get();
-    const absorbed = dupMetric.values
-      .filter((v) => v.labels.source === 'ledger')
-      .reduce((s, v) => s + v.value, 0);
-    await bridge.stop();
-
-    const { rows: wf } = await pool.query<{ workflow_id: string }>(
-      `SELECT workflow_id FROM ${schema}.processed_events`,
-    );
-    await terminateAll(
-      client,
-      wf.map((r) => r.workflow_id),
-    );
-
-    const result = {
-      machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`,
-      events,
-      concurrency,
-      rawStartsPerSecond: Math.round(raw),
-      bridgeStartsPerSecond: Math.round(bridgeRate),
-      ratio: Number((bridgeRate / raw).toFixed(2)),
-      duplicates,
-      duplicatesAbsorbedByLedger: absorbed,
-      duplicatesPerSecond: Math.round(dupRate),
-      bridgePeakRssMiB: Math.round(peak),
-    };
+    const absorbed = result.duplicatesAbsorbedByLedger;
     mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
     writeFileSync(
       resolve(ROOT, 'artifacts', 'bench-bridge.json'),
@@ -285,7 +307,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}
