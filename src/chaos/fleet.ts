@@ -14,8 +14,9 @@ export class FleetError extends Error {
 
 /**
  * The onceflow processes of a chaos run (providers, workers, bridge), by name. Kills are the
- * schedule's; any other exit is unexpected and is restarted too (a crash under a Postgres or
- * Kafka restart is itself a finding), but counted so the report shows it.
+ * schedule's; any other exit is unexpected: it is restarted so the run can finish and be
+ * judged, and counted, and the run fails on it (a crash under a Kafka or Postgres restart is a
+ * finding, not noise).
  */
 export class Fleet {
   private readonly running = new Map<string, Component>();

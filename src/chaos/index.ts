@@ -12,12 +12,15 @@ import { pickPort } from '../stack/ports';
 import { connectClient } from '../temporal/connection';
 import { CHAOS_USAGE, ChaosUsageError, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
+import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
 import { publishSpread, startSampler, waitForQuiescence } from './observe';
 import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
 
 const ROOT = resolve(__dirname, '..', '..');
+/** Orders whose cancellation overtakes their placement (a stale version per such order). */
+const CHAOS_STALE_RATE = 0.02;
 
 /**
  * `npm run chaos -- --orders N --seed S [--duration 2m] [--report DIR] [--json]`: the demo's
@@ -29,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   const args = parseChaosArgs(argv);
   const json = args.json;
   const say = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
-  const scenario = buildScenario(args.orders, args.seed);
+  const scenario = buildScenario(args.orders, args.seed, { staleRate: CHAOS_STALE_RATE });
   const id = scenario.run.replace(/^demo/, '');
   const run = `chaos_${id}`;
   // Per-run names, so a chaos run never mixes with another run, a demo or a test.
@@ -47,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
   for (const f of schedule) say(`  ${describeFault(f)}`);
 
   const stack = await startPreparedStack();
+  const releaseLock = acquireChaosLock(stack.paths.root);
   const config = loadConfigOrExit();
   const pool = createPool(config.database, { schema: config.database.schema });
   const client = await connectClient(config.temporal);
@@ -88,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
     ]);
     await clearProviderFaults(ctx);
     say(
-      `published ${records.length} messages (${counts.duplicates} redeliveries, ${counts.reemits} re-emits, ${counts.conflicts} conflicts, ${counts.poison} poison)`,
+      `published ${records.length} messages (${counts.duplicates} redeliveries, ${counts.reemits} re-emits, ${counts.conflicts} conflicts, ${counts.stale} stale, ${counts.poison} poison)`,
     );
 
     const expected = counts.orders + counts.cancels;
@@ -114,12 +118,17 @@ async function main(argv: string[]): Promise<number> {
         translateOptions: { maxBytes: config.bridge.maxMessageBytes },
       },
     );
-    const invariants = DISCREPANCY_CLASSES.map((c) => [c, report.counts[c]] as [string, number]);
+    // A process that died on its own (not by the schedule) is a violation too: the pipeline
+    // must ride out restarts of Kafka and Postgres, not crash and lean on a supervisor.
+    const invariants: [string, number][] = [
+      ...DISCREPANCY_CLASSES.map((c) => [c, report.counts[c]] as [string, number]),
+      ['unexpected-process-exit', fleet.unexpectedExits.length],
+    ];
     const faultCounts = new Map<string, number>();
     for (const f of injected) faultCounts.set(f.kind, (faultCounts.get(f.kind) ?? 0) + 1);
     faultCounts.set('parked orders retried', retried);
-    faultCounts.set('unexpected process exits', fleet.unexpectedExits.length);
-    const exitCode = report.clean ? 0 : 1;
+    const violations = report.discrepancies.length + fleet.unexpectedExits.length;
+    const exitCode = violations === 0 ? 0 : 1;
     const file = join(reportDir, 'report.html');
     writeChaosReport(file, {
       run,
@@ -132,7 +141,6 @@ async function main(argv: string[]): Promise<number> {
       faultCounts: [...faultCounts],
       exitCode,
     });
-    const violations = report.discrepancies.length;
     say('');
     say(`invariant                    violations   (reconcile, prefix ${scenario.prefix})`);
     for (const [name, n] of invariants) say(`  ${n === 0 ? '✓' : '✗'} ${name.padEnd(26)} ${n}`);
@@ -152,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
         run,
         seed: args.seed,
         orders: args.orders,
+        stream: counts,
         violations,
         invariants: Object.fromEntries(invariants),
         faults: Object.fromEntries(faultCounts),
@@ -167,12 +176,17 @@ async function main(argv: string[]): Promise<number> {
     await fleet.stopAll();
     await client.connection.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
+    releaseLock();
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof ChaosLockError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
     if (err instanceof ChaosUsageError) {
       process.stderr.write(`${err.message}\n${CHAOS_USAGE}`);
       process.exit(2);

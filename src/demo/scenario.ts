@@ -1,6 +1,10 @@
 import type pg from 'pg';
 import { setStock } from '../inventory/stock-store';
-import { generateOrderStream, type OrderStream } from '../tools/order-stream';
+import {
+  generateOrderStream,
+  type OrderStream,
+  type OrderStreamOptions,
+} from '../tools/order-stream';
 
 /** The demo's order mix: most orders succeed; some are declined, out of stock, cancelled, or broken. */
 export interface DemoScenario {
@@ -24,7 +28,15 @@ export const DEMO_MIX = {
   scarceUnits: 4,
 } as const;
 
-export function buildScenario(orders: number, seed: number): DemoScenario {
+/**
+ * The demo's stream for `orders` orders. `extra` adds defects the demo leaves out (the chaos
+ * run adds stale versions); rates not given there keep DEMO_MIX's.
+ */
+export function buildScenario(
+  orders: number,
+  seed: number,
+  extra: Pick<OrderStreamOptions, 'staleRate'> = {},
+): DemoScenario {
   const run = `demo${Date.now().toString(36)}`;
   const prefix = `${run}-order`;
   const skus = Array.from({ length: 5 }, (_, i) => `${run}-SKU-${i + 1}`);
@@ -38,6 +50,7 @@ export function buildScenario(orders: number, seed: number): DemoScenario {
     cancelRate: DEMO_MIX.cancelRate,
     poisonRate: DEMO_MIX.poisonRate,
     conflictRate: DEMO_MIX.conflictRate,
+    ...extra,
     sku: (i, line) =>
       i % DEMO_MIX.scarceEvery === 5 && line === 0 ? scarce : skus[(i + line) % skus.length]!,
     customerId: (i) =>

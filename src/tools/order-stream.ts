@@ -23,6 +23,12 @@ export interface OrderStreamOptions {
   poisonRate?: number;
   /** Fraction of orders whose version 1 is re-sent with other data (identity-conflict). Default: 0. */
   conflictRate?: number;
+  /**
+   * Fraction of orders whose cancellation (version 2) overtakes the placement (version 1), as
+   * after a producer's retry reorders them: the late placement is stale (DLQ'd, never
+   * fulfilled) and the cancellation finds no order. Such orders are not in `orders`. Default: 0.
+   */
+  staleRate?: number;
   /** Prefix of order IDs; a run-specific one keeps runs apart. Default: `order`. */
   prefix?: string;
   /** SKU chooser, so a demo can aim some orders at scarce stock. Default: SKU-1..SKU-5. */
@@ -37,6 +43,8 @@ export interface OrderStream {
   orders: Map<string, OrderPlacedData>;
   /** Orders followed by an OrderCancelled. */
   cancelledOrderIds: string[];
+  /** Orders whose placement arrived after their cancellation (stale; only the cancellation runs). */
+  staleOrderIds: string[];
   counts: {
     orders: number;
     duplicates: number;
@@ -44,6 +52,8 @@ export interface OrderStream {
     cancels: number;
     poison: number;
     conflicts: number;
+    /** Late placements (stale versions); each also counts one cancellation. */
+    stale: number;
   };
 }
 
@@ -64,9 +74,18 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
   const nextId = () => seededId(seed, ids++);
   const prefix = options.prefix ?? 'order';
   const records: KafkaRecord[] = [];
-  const counts = { orders: 0, duplicates: 0, reemits: 0, cancels: 0, poison: 0, conflicts: 0 };
+  const counts = {
+    orders: 0,
+    duplicates: 0,
+    reemits: 0,
+    cancels: 0,
+    poison: 0,
+    conflicts: 0,
+    stale: 0,
+  };
   const orders = new Map<string, OrderPlacedData>();
   const cancelledOrderIds: string[] = [];
+  const staleOrderIds: string[] = [];
   const maybeDuplicate = (record: KafkaRecord) => {
     records.push(record);
     if (random() < (options.duplicateRate ?? 0)) {
@@ -74,6 +93,26 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       counts.duplicates++;
     }
   };
+  // Each call takes the next seeded event ID, so the order of calls is part of the stream.
+  const placed = (orderId: string, data: OrderPlacedData, style?: 'body') =>
+    buildEventMessage(
+      {
+        eventId: nextId(),
+        eventType: 'OrderPlaced',
+        aggregateId: orderId,
+        aggregateVersion: 1,
+        data,
+      },
+      style,
+    );
+  const cancelled = (orderId: string) =>
+    buildEventMessage({
+      eventId: nextId(),
+      eventType: 'OrderCancelled',
+      aggregateId: orderId,
+      aggregateVersion: 2,
+      data: sampleOrderCancelled(orderId),
+    });
   for (let i = 0; i < options.orders; i++) {
     const orderId = `${prefix}-${i}`;
     const data = sampleOrderPlaced(orderId, {
@@ -81,55 +120,28 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       sku: options.sku ? (line) => options.sku!(i, line) : undefined,
       customerId: options.customerId?.(i),
     });
-    maybeDuplicate(
-      buildEventMessage({
-        eventId: nextId(),
-        eventType: 'OrderPlaced',
-        aggregateId: orderId,
-        aggregateVersion: 1,
-        data,
-      }),
-    );
+    // Drawn only when asked for, so streams without stale versions stay as their seeds made them.
+    if (options.staleRate && random() < options.staleRate) {
+      maybeDuplicate(cancelled(orderId));
+      records.push(placed(orderId, data));
+      counts.stale++;
+      counts.cancels++;
+      staleOrderIds.push(orderId);
+      continue;
+    }
+    maybeDuplicate(placed(orderId, data));
     counts.orders++;
     orders.set(orderId, data);
     if (random() < (options.reemitRate ?? 0)) {
-      records.push(
-        buildEventMessage(
-          {
-            eventId: nextId(),
-            eventType: 'OrderPlaced',
-            aggregateId: orderId,
-            aggregateVersion: 1,
-            data,
-          },
-          'body',
-        ),
-      );
+      records.push(placed(orderId, data, 'body'));
       counts.reemits++;
     }
     if (random() < (options.conflictRate ?? 0)) {
-      const other = { ...data, email: `changed-${data.email}` };
-      records.push(
-        buildEventMessage({
-          eventId: nextId(),
-          eventType: 'OrderPlaced',
-          aggregateId: orderId,
-          aggregateVersion: 1,
-          data: other,
-        }),
-      );
+      records.push(placed(orderId, { ...data, email: `changed-${data.email}` }));
       counts.conflicts++;
     }
     if (random() < (options.cancelRate ?? 0)) {
-      maybeDuplicate(
-        buildEventMessage({
-          eventId: nextId(),
-          eventType: 'OrderCancelled',
-          aggregateId: orderId,
-          aggregateVersion: 2,
-          data: sampleOrderCancelled(orderId),
-        }),
-      );
+      maybeDuplicate(cancelled(orderId));
       counts.cancels++;
       cancelledOrderIds.push(orderId);
     }
@@ -138,7 +150,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       counts.poison++;
     }
   }
-  return { records, orders, cancelledOrderIds, counts };
+  return { records, orders, cancelledOrderIds, staleOrderIds, counts };
 }
 
 function poisonRecord(aggregateId: string, kind: number, eventId: string): KafkaRecord {

@@ -4,7 +4,7 @@ import { createKafka } from '../kafka-bridge/kafka-client';
 import { generateOrderStream } from './order-stream';
 
 const USAGE = `usage: npm run produce -- --orders N [--seed S] [--duplicate-rate R] [--reemit-rate R]
-       [--cancel-rate R] [--poison-rate R] [--conflict-rate R] [--prefix P] [--topic T]`;
+       [--cancel-rate R] [--poison-rate R] [--conflict-rate R] [--stale-rate R] [--prefix P] [--topic T]`;
 
 function rate(raw: string | undefined, name: string): number {
   if (raw === undefined) return 0;
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
       'cancel-rate': { type: 'string' },
       'poison-rate': { type: 'string' },
       'conflict-rate': { type: 'string' },
+      'stale-rate': { type: 'string' },
       prefix: { type: 'string' },
       topic: { type: 'string' },
     },
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     cancelRate: rate(values['cancel-rate'], 'cancel-rate'),
     poisonRate: rate(values['poison-rate'], 'poison-rate'),
     conflictRate: rate(values['conflict-rate'], 'conflict-rate'),
+    staleRate: rate(values['stale-rate'], 'stale-rate'),
     prefix: values.prefix,
   });
   const producer = createKafka(config.kafka, 'producer').producer();

@@ -51,4 +51,31 @@ describe('order stream generator (npm run produce)', () => {
       'one identity per order and per cancellation',
     );
   });
+
+  it('plants stale versions: the cancellation first, then a placement the bridge must refuse', () => {
+    const stream = generateOrderStream({
+      orders: 300,
+      seed: 5,
+      staleRate: 0.1,
+      duplicateRate: 0.2,
+    });
+    assert.ok(stream.counts.stale > 0);
+    assert.equal(stream.staleOrderIds.length, stream.counts.stale);
+    assert.equal(stream.counts.orders + stream.counts.stale, 300);
+    for (const orderId of stream.staleOrderIds) {
+      assert.equal(stream.orders.has(orderId), false, 'a stale order is never to be fulfilled');
+      const own = stream.records.filter((r) => r.key === orderId);
+      const first = own.findIndex((r) => r.headers['event-type'] === 'OrderCancelled');
+      const placed = own.findIndex((r) => r.headers['event-type'] === 'OrderPlaced');
+      assert.ok(first >= 0 && placed > first, `${orderId}: cancellation before placement`);
+    }
+  });
+
+  it('leaves streams without stale versions exactly as their seeds made them', () => {
+    const options = { orders: 80, seed: 11, duplicateRate: 0.2, cancelRate: 0.2 };
+    assert.deepEqual(
+      generateOrderStream({ ...options, staleRate: 0 }).records,
+      generateOrderStream(options).records,
+    );
+  });
 });

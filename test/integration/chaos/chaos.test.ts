@@ -25,6 +25,7 @@ function runChaos(
 }
 
 interface ChaosSummary {
+  stream: { stale: number; duplicates: number; reemits: number; conflicts: number; poison: number };
   violations: number;
   invariants: Record<string, number>;
   faults: Record<string, number>;
@@ -37,7 +38,8 @@ describe('npm run chaos (short seeded run)', function () {
   it('survives kills, provider faults and Kafka/Postgres restarts with zero violations', async () => {
     const reportDir = mkdtempSync(join(tmpdir(), 'onceflow-chaos-'));
     const { code, stdout, stderr } = await runChaos([
-      ...['--orders', '60', '--seed', '7', '--duration', '60s'],
+      // Seed 12's 60-order stream holds every defect class (1 stale, 4 conflicts, 3 poison…).
+      ...['--orders', '60', '--seed', '12', '--duration', '60s'],
       ...['--report', reportDir, '--json'],
     ]);
     const tail = stderr.split('\n').slice(-40).join('\n');
@@ -45,6 +47,9 @@ describe('npm run chaos (short seeded run)', function () {
     const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as ChaosSummary;
     assert.equal(summary.violations, 0, tail);
     for (const [name, n] of Object.entries(summary.invariants)) assert.equal(n, 0, name);
+    assert.equal(summary.invariants['unexpected-process-exit'], 0);
+    // Every defect class of the stream was in it.
+    for (const [defect, n] of Object.entries(summary.stream)) assert.ok(n > 0, `${defect}: ${n}`);
     // Every fault class of the schedule actually happened.
     assert.equal(summary.faults['kill-worker'], 2);
     assert.equal(summary.faults['kill-bridge'], 1);
