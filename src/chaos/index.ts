@@ -139,6 +139,16 @@ async function main(argv: string[]): Promise<number> {
       faults: injected,
       invariants,
       faultCounts: [...faultCounts],
+      streamDefects: [
+        ['messages', records.length],
+        ['orders placed (fulfilled or declined)', counts.orders],
+        ['cancellations', counts.cancels],
+        ['redeliveries (same event)', counts.duplicates],
+        ['re-emits (same version, new event ID)', counts.reemits],
+        ['identity conflicts', counts.conflicts],
+        ['stale versions (placement after cancellation)', counts.stale],
+        ['poison', counts.poison],
+      ],
       exitCode,
     });
     say('');

@@ -27,6 +27,8 @@ export interface ChaosReportData {
   /** Invariant (discrepancy class) → violations found by reconcile. */
   invariants: [string, number][];
   faultCounts: [string, number][];
+  /** What the published stream held besides clean events (redeliveries, stale versions…). */
+  streamDefects: [string, number][];
   exitCode: number;
 }
 
@@ -77,7 +79,7 @@ function chart(
     `<text x="${pad.l}" y="14" font-size="13" font-weight="bold">${esc(title)}</text>` +
     `<line x1="${pad.l}" x2="${W - pad.r}" y1="${H - pad.b}" y2="${H - pad.b}" stroke="#888"/>` +
     `<line x1="${pad.l}" x2="${pad.l}" y1="${pad.t}" y2="${H - pad.b}" stroke="#888"/>` +
-    `<text x="4" y="${pad.t + 8}" font-size="10">${maxV.toFixed(1)}</text>` +
+    `<text x="4" y="${pad.t + 8}" font-size="10">${Number.isInteger(maxV) ? maxV : maxV.toFixed(1)}</text>` +
     `<text x="4" y="${H - pad.b}" font-size="10">0</text>` +
     `<text x="${W - pad.r - 60}" y="${H - 8}" font-size="10">${(endMs / 1000).toFixed(0)} s</text>` +
     marks +
@@ -110,6 +112,7 @@ ${chart(
 )}
 <h2>Invariants (reconcile)</h2>${table(['invariant', 'violations'], d.invariants)}
 <h2>Fault counts</h2>${table(['fault', 'count'], d.faultCounts)}
+<h2>Stream</h2>${table(['published', 'count'], d.streamDefects)}
 <h2>Injected faults</h2>${table(
     ['at', 'fault'],
     d.faults.map((f) => [

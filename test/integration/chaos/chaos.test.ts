@@ -69,6 +69,7 @@ describe('npm run chaos (short seeded run)', function () {
       'postgres-restart',
     ])
       assert.match(html, new RegExp(`class="fault-marker" data-kind="${kind}"`));
+    assert.match(html, /stale versions \(placement after cancellation\)<\/td><td>[1-9]/);
     assert.doesNotMatch(html, /<script|<link /);
   });
 });
