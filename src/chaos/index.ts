@@ -19,6 +19,12 @@ import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
 
 const ROOT = resolve(__dirname, '..', '..');
+
+function countByKind(faults: { kind: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const f of faults) counts[f.kind] = (counts[f.kind] ?? 0) + 1;
+  return counts;
+}
 /** Orders whose cancellation overtakes their placement (a stale version per such order). */
 const CHAOS_STALE_RATE = 0.02;
 
@@ -124,8 +130,7 @@ async function main(argv: string[]): Promise<number> {
       ...DISCREPANCY_CLASSES.map((c) => [c, report.counts[c]] as [string, number]),
       ['unexpected-process-exit', fleet.unexpectedExits.length],
     ];
-    const faultCounts = new Map<string, number>();
-    for (const f of injected) faultCounts.set(f.kind, (faultCounts.get(f.kind) ?? 0) + 1);
+    const faultCounts = new Map(Object.entries(countByKind(injected)));
     faultCounts.set('parked orders retried', retried);
     const violations = report.discrepancies.length + fleet.unexpectedExits.length;
     const exitCode = violations === 0 ? 0 : 1;
@@ -174,6 +179,7 @@ async function main(argv: string[]): Promise<number> {
         violations,
         invariants: Object.fromEntries(invariants),
         faults: Object.fromEntries(faultCounts),
+        scheduled: countByKind(schedule),
         injected,
         unexpectedExits: fleet.unexpectedExits,
         read: report.read,

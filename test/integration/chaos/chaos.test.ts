@@ -29,6 +29,7 @@ interface ChaosSummary {
   violations: number;
   invariants: Record<string, number>;
   faults: Record<string, number>;
+  scheduled: Record<string, number>;
   report: string;
 }
 
@@ -50,12 +51,14 @@ describe('npm run chaos (short seeded run)', function () {
     assert.equal(summary.invariants['unexpected-process-exit'], 0);
     // Every defect class of the stream was in it.
     for (const [defect, n] of Object.entries(summary.stream)) assert.ok(n > 0, `${defect}: ${n}`);
-    // Every fault class of the schedule actually happened.
-    assert.equal(summary.faults['kill-worker'], 2);
-    assert.equal(summary.faults['kill-bridge'], 1);
-    assert.equal(summary.faults['provider-faults'], 3);
-    assert.equal(summary.faults['kafka-restart'], 1);
-    assert.equal(summary.faults['postgres-restart'], 1);
+    // Every fault the schedule planned actually happened, and every fault class was planned.
+    for (const [kind, n] of Object.entries(summary.scheduled))
+      assert.equal(summary.faults[kind], n, kind);
+    assert.ok(summary.scheduled['kill-worker']! >= 2);
+    assert.ok(summary.scheduled['kill-bridge']! >= 1);
+    assert.ok(summary.scheduled['provider-faults']! >= 3);
+    assert.equal(summary.scheduled['kafka-restart'], 1);
+    assert.equal(summary.scheduled['postgres-restart'], 1);
 
     const file = join(reportDir, 'report.html');
     assert.equal(summary.report, file);
