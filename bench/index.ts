@@ -18,17 +18,17 @@ import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { connectClient } from '../src/temporal/connection';
 import { createKafka } from '../src/kafka-bridge/kafka-client';
+import { parseDurationMs } from '../src/util/duration';
 import { benchBridge } from './bridge';
 import { benchEndToEnd } from './e2e';
 
 const ROOT = resolve(__dirname, '..');
 
-/** "30s", "5m", "90" (seconds) → ms. */
+/** "30s", "5m" → ms. */
 function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new Error(`cannot read duration "${text}" (use e.g. 30s or 5m)`);
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+  const ms = parseDurationMs(text);
+  if (ms === undefined) throw new Error(`cannot read duration "${text}" (use e.g. 30s or 5m)`);
+  return ms;
 }
 
 async function main(): Promise<void> {

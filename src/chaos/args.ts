@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseDurationMs } from '../util/duration';
 
 export interface ChaosArgs {
   orders: number;
@@ -17,12 +18,12 @@ export class ChaosUsageError extends Error {
 export const CHAOS_USAGE =
   'usage: npm run chaos -- --orders N --seed S [--duration 2m] [--report DIR] [--json]\n';
 
-/** "90s", "2m", "1500ms" or plain seconds. */
+/** "90s", "2m", "1500ms"; a ChaosUsageError for anything else. */
 export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new ChaosUsageError(`--duration: expected e.g. 90s or 2m, got "${text}"`);
-  const n = Number(m[1]);
-  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
+  const ms = parseDurationMs(text);
+  if (ms === undefined)
+    throw new ChaosUsageError(`--duration: expected e.g. 90s or 2m, got "${text}"`);
+  return ms;
 }
 
 function positiveInt(name: string, text: string | undefined, fallback: number): number {

@@ -2,6 +2,7 @@
  * Shared plumbing of the ops CLI: exit codes, the error classes that map to them, `--json`
  * versus table output and a progress line for long operations.
  */
+import { parseDurationMs } from '../util/duration';
 
 /** Exit codes (sysexits-style where one fits): scripts branch on them. */
 export const EXIT = {
@@ -55,14 +56,12 @@ export function formatFields(fields: Array<[string, string | number | undefined]
   return fields.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v ?? '-'}`).join('\n');
 }
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
 /** Parses `90s`, `10m`, `2h`, `3d` into milliseconds; a UsageError for anything else. */
 export function parseDuration(text: string, option: string): number {
-  const m = DURATION.exec(text.trim());
-  if (!m) throw new UsageError(`${option} must look like 30s, 10m, 2h or 3d, got ${text}`);
-  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  const ms = parseDurationMs(text);
+  if (ms === undefined)
+    throw new UsageError(`${option} must look like 30s, 10m, 2h or 3d, got ${text}`);
+  return ms;
 }
 
 /** Parses a positive integer option; a UsageError for anything else. */

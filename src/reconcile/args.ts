@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseDurationMs } from '../util/duration';
 import { DEFAULT_STUCK_AFTER_MS } from './classify';
 
 export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefix ORDER_ID_PREFIX] [--stuck-after 10m] [--json]
@@ -27,14 +28,12 @@ export interface ReconcileArgs {
   providersUrl?: string;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /** `90s`, `10m`, `2h`, `1d`, `500ms` → milliseconds; throws UsageError otherwise. */
 export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
-  if (!match)
+  const ms = parseDurationMs(text);
+  if (ms === undefined)
     throw new UsageError(`--stuck-after: ${JSON.stringify(text)} is not a duration like 10m`);
-  return Number(match[1]) * UNIT_MS[match[2]!]!;
+  return ms;
 }
 
 // A visibility query cannot escape quotes, and a backslash would change what STARTS_WITH means.
