@@ -61,6 +61,13 @@ export const DEFAULTS = {
   BRIDGE_MAX_MESSAGE_BYTES: '1048576',
   /** Port of the bridge's Prometheus endpoint (GET /metrics); 0 picks a free one. */
   BRIDGE_METRICS_PORT: '9464',
+  /**
+   * Kafka consumer-group session timeout. A bridge that dies holds its partitions until this
+   * runs out, so it is also how long a crashed bridge's partitions wait before a restarted or
+   * surviving bridge takes them over. Lower means faster takeover but more rebalances on a slow
+   * network or a stalled process; the broker accepts 6000..1800000 by default.
+   */
+  BRIDGE_SESSION_TIMEOUT_MS: '30000',
   /** Days the ledger remembers an identity (`npm run ledger:reap`). */
   LEDGER_RETENTION_DAYS: '30',
   /** Base URL of the sandbox providers (payments, mail); `npm run providers` listens on its port. */
@@ -136,6 +143,11 @@ const envSchema = z.object({
     .min(0, 'must be 0..65535')
     .max(65535, 'must be 0..65535')
     .default(Number(DEFAULTS.BRIDGE_METRICS_PORT)),
+  BRIDGE_SESSION_TIMEOUT_MS: z.coerce
+    .number('must be a number of milliseconds')
+    .int('must be a number of milliseconds')
+    .min(3000, 'must be at least 3000 (ms)')
+    .default(Number(DEFAULTS.BRIDGE_SESSION_TIMEOUT_MS)),
   BRIDGE_EXTRA_ROUTES: nonEmpty.optional(),
   LEDGER_RETENTION_DAYS: positiveInt.default(Number(DEFAULTS.LEDGER_RETENTION_DAYS)),
   PROVIDERS_URL: url.default(DEFAULTS.PROVIDERS_URL),
@@ -200,6 +212,8 @@ export interface Config {
     partitionsConcurrency: number;
     maxMessageBytes: number;
     metricsPort: number;
+    /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
+    sessionTimeoutMs: number;
     /** JSON of extra routes (see src/kafka-bridge/routes.ts, parseExtraRoutes). */
     extraRoutes?: string;
     ledgerRetentionDays: number;
@@ -333,6 +347,7 @@ function toConfig(e: Env): Config {
       partitionsConcurrency: e.BRIDGE_PARTITIONS_CONCURRENCY,
       maxMessageBytes: e.BRIDGE_MAX_MESSAGE_BYTES,
       metricsPort: e.BRIDGE_METRICS_PORT,
+      sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
     },

@@ -58,8 +58,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   });
   const consumer = kafka.consumer({
     groupId: options.groupId ?? config.kafka.groupId,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    sessionTimeout: config.bridge.sessionTimeoutMs,
+    // Several heartbeats fit in one session, so one late heartbeat does not cost the partitions.
+    heartbeatInterval: Math.min(3_000, Math.floor(config.bridge.sessionTimeoutMs / 10)),
     // One partition's batch is at most this much; bounds memory and time per commit.
     maxBytesPerPartition: 1024 * 1024,
     // KafkaJS restarts the consumer only after retriable errors by default; a broker that is

@@ -43,6 +43,18 @@ describe('config', () => {
     assert.equal(c.kafka.partitions, 12);
   });
 
+  it('reads the bridge session timeout, and names it when it is not a usable number', () => {
+    assert.equal(loadConfig({}).bridge.sessionTimeoutMs, 30_000);
+    assert.equal(
+      loadConfig({ BRIDGE_SESSION_TIMEOUT_MS: '10000' }).bridge.sessionTimeoutMs,
+      10_000,
+    );
+    for (const bad of ['soon', '2000', '1.5e4x'])
+      assert.deepEqual(problemsOf({ BRIDGE_SESSION_TIMEOUT_MS: bad }), [
+        'BRIDGE_SESSION_TIMEOUT_MS',
+      ]);
+  });
+
   it('names every bad setting in one error', () => {
     assert.deepEqual(
       problemsOf({

@@ -182,7 +182,12 @@ describe('bridge: failures and restarts', () => {
   it('survives SIGKILL mid-batch: never commits ahead of a start, and a restart starts every event exactly once', async () => {
     h = await new BridgeHarness().setUp(3);
     await h.produce(orders(300));
-    const first = spawnBridge(h, { BRIDGE_START_CONCURRENCY: '2' });
+    // The group holds a killed member's partitions for its session; the broker's minimum keeps
+    // the wait for the restarted bridge short (and proves the setting reaches the consumer).
+    const first = spawnBridge(h, {
+      BRIDGE_START_CONCURRENCY: '2',
+      BRIDGE_SESSION_TIMEOUT_MS: '6000',
+    });
     await waitFor(async () => (await h.ledgerCount()) >= 60, {
       timeoutMs: 60_000,
       what: 'some starts',
