@@ -6,6 +6,7 @@ import { createProgress } from '../demo/progress';
 import { createKafka } from '../kafka-bridge/kafka-client';
 import { buildRouteTable } from '../kafka-bridge/routes';
 import { DISCREPANCY_CLASSES } from '../reconcile/facts';
+import { describeRead } from '../reconcile/format';
 import { runReconcile } from '../reconcile/reconcile';
 import { startPreparedStack } from '../stack/cli';
 import { pickPort } from '../stack/ports';
@@ -143,6 +144,7 @@ async function main(argv: string[]): Promise<number> {
       samples: sampler.samples,
       faults: injected,
       invariants,
+      read: describeRead(report.read),
       faultCounts: [...faultCounts],
       streamDefects: [
         ['messages', records.length],
@@ -159,6 +161,7 @@ async function main(argv: string[]): Promise<number> {
     say('');
     say(`invariant                    violations   (reconcile, prefix ${scenario.prefix})`);
     for (const [name, n] of invariants) say(`  ${n === 0 ? '✓' : '✗'} ${name.padEnd(26)} ${n}`);
+    say(`  reconcile ${describeRead(report.read)}`);
     for (const d of report.discrepancies.slice(0, 20))
       say(`    ${d.class} ${d.subject}: ${d.detail}`);
     say(`faults: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);

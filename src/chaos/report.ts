@@ -26,6 +26,8 @@ export interface ChaosReportData {
   faults: InjectedFault[];
   /** Invariant (discrepancy class) → violations found by reconcile. */
   invariants: [string, number][];
+  /** What reconcile read (describeRead), printed under the invariant table. */
+  read: string;
   faultCounts: [string, number][];
   /** What the published stream held besides clean events (redeliveries, stale versions…). */
   streamDefects: [string, number][];
@@ -111,6 +113,7 @@ ${chart(
   '#6a4c93',
 )}
 <h2>Invariants (reconcile)</h2>${table(['invariant', 'violations'], d.invariants)}
+<p>Reconcile ${esc(d.read)}.</p>
 <h2>Fault counts</h2>${table(['fault', 'count'], d.faultCounts)}
 <h2>Stream</h2>${table(['published', 'count'], d.streamDefects)}
 <h2>Injected faults</h2>${table(

@@ -12,18 +12,22 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** What reconcile read from each source, in one line: clean only means something beside it. */
+export function describeRead(r: ReconcileReport['read']): string {
+  return (
+    `read: ${r.messages} messages (${r.validEvents} valid events, ${r.identities} identities, ${r.poison} poison), ` +
+    `${r.dlqMessages} DLQ messages, ${r.ledgerRows} ledger rows, ${r.workflows} workflows, ` +
+    `${r.orders} orders, ${r.reservations} reservations`
+  );
+}
+
 /**
  * The human report: what was read, one row per discrepancy (class, subject, detail), and the
  * count per class. A clean run says so in one line, with the totals that make it believable.
  */
 export function formatReportTable(report: ReconcileReport, scope: string): string {
   const r = report.read;
-  const lines = [
-    `onceflow reconcile (${scope})`,
-    `  read: ${r.messages} messages (${r.validEvents} valid events, ${r.identities} identities, ${r.poison} poison), ` +
-      `${r.dlqMessages} DLQ messages, ${r.ledgerRows} ledger rows, ${r.workflows} workflows, ` +
-      `${r.orders} orders, ${r.reservations} reservations`,
-  ];
+  const lines = [`onceflow reconcile (${scope})`, `  ${describeRead(r)}`];
   if (r.eventsKnownSince)
     lines.push(
       `  note: retention trimmed the topic; workflows started before ${r.eventsKnownSince} were not checked against events`,

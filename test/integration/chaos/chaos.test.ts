@@ -25,7 +25,16 @@ function runChaos(
 }
 
 interface ChaosSummary {
-  stream: { stale: number; duplicates: number; reemits: number; conflicts: number; poison: number };
+  stream: {
+    orders: number;
+    cancels: number;
+    stale: number;
+    duplicates: number;
+    reemits: number;
+    conflicts: number;
+    poison: number;
+  };
+  read: { workflows: number; dlqMessages: number };
   violations: number;
   invariants: Record<string, number>;
   faults: Record<string, number>;
@@ -49,6 +58,11 @@ describe('npm run chaos (short seeded run)', function () {
     assert.equal(summary.violations, 0, tail);
     for (const [name, n] of Object.entries(summary.invariants)) assert.equal(n, 0, name);
     assert.equal(summary.invariants['unexpected-process-exit'], 0);
+    // Clean, having read the whole run: one workflow per order and cancellation, and every
+    // rejected message in the DLQ (a bridge killed after a DLQ write may write it again).
+    const { stream, read } = summary;
+    assert.equal(read.workflows, stream.orders + stream.cancels);
+    assert.ok(read.dlqMessages >= stream.poison + stream.conflicts + stream.stale);
     // Every defect class of the stream was in it.
     for (const [defect, n] of Object.entries(summary.stream)) assert.ok(n > 0, `${defect}: ${n}`);
     // Every fault the schedule planned actually happened, and every fault class was planned.
@@ -73,6 +87,7 @@ describe('npm run chaos (short seeded run)', function () {
     ])
       assert.match(html, new RegExp(`class="fault-marker" data-kind="${kind}"`));
     assert.match(html, /stale versions \(placement after cancellation\)<\/td><td>[1-9]/);
+    assert.match(html, new RegExp(`Reconcile read: \\d+ messages .* ${read.workflows} workflows`));
     assert.doesNotMatch(html, /<script|<link /);
   });
 });
