@@ -21,13 +21,15 @@ import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
 
 const ROOT = resolve(__dirname, '..', '..');
 
+/** Orders whose cancellation overtakes their placement (a stale version per such order). */
+const CHAOS_STALE_RATE = 0.02;
+
+/** Faults per kind, for the summary (scheduled) and the report (injected). */
 function countByKind(faults: { kind: string }[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const f of faults) counts[f.kind] = (counts[f.kind] ?? 0) + 1;
   return counts;
 }
-/** Orders whose cancellation overtakes their placement (a stale version per such order). */
-const CHAOS_STALE_RATE = 0.02;
 
 /**
  * `npm run chaos -- --orders N --seed S [--duration 2m] [--report DIR] [--json]`: the demo's
