@@ -1,6 +1,13 @@
 import type { IHeaders } from 'kafkajs';
 import { dlqTopicOf } from '../config';
 import type { PoisonReason, RawMessage } from './envelope';
+import {
+  firstHeaderText,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_COUNT,
+  sanitizeHeaders,
+  type SafeHeaders,
+} from './headers';
 
 /** DLQ header names (ARCHITECTURE.md, "Bridge behaviour"). */
 export const DLQ_HEADER = {
@@ -12,10 +19,19 @@ export const DLQ_HEADER = {
   firstFailedAt: 'dlq-first-failed-at',
   /** How many times this payload has been dead-lettered (1 on the first failure). */
   failureCount: 'dlq-failure-count',
+  /**
+   * Comma-separated names of original headers NOT copied: values that are not strings or
+   * Buffers (null, inherited names such as `constructor`), and the headers past the copy's
+   * bounds. Absent when every header was copied.
+   */
+  droppedHeaders: 'dlq-dropped-headers',
 } as const;
 
 /** Longest `dlq-error` kept; a full zod report on a 500-line order must not bloat headers. */
 export const MAX_DLQ_ERROR_LENGTH = 2000;
+
+/** Longest `dlq-dropped-headers` kept (characters); the rest is summarised as a count. */
+export const MAX_DROPPED_HEADERS_LENGTH = 2000;
 
 export interface BuildDlqMessageInput {
   /** The message as consumed: key, value and headers are copied unchanged. */
@@ -37,12 +53,6 @@ export interface DlqRecord {
   message: { key: Buffer | null; value: Buffer | null; headers: IHeaders };
 }
 
-function firstText(value: IHeaders[string]): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (v === undefined) return undefined;
-  return typeof v === 'string' ? v : v.toString('utf8');
-}
-
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
@@ -54,26 +64,73 @@ function truncate(text: string, max: number): string {
  * other dlq-* headers describe the latest failure.
  */
 export function buildDlqMessage(input: BuildDlqMessageInput): DlqRecord {
-  const original = input.message.headers ?? {};
-  const headers: IHeaders = {};
-  for (const [name, value] of Object.entries(original)) {
+  const original = input.message.headers;
+  const { headers: safe, dropped } = sanitizeHeaders(original);
+  // No prototype: a header named `__proto__` is then an ordinary key, never a prototype swap.
+  const headers: SafeHeaders = Object.create(null) as SafeHeaders;
+  // The copy stays within the envelope's header bounds, so a message dead-lettered for too
+  // many or too large headers cannot have its DLQ write refused for the same reason.
+  let count = 0;
+  let bytes = 0;
+  for (const name of Object.keys(safe)) {
     // Earlier dlq-* headers are replaced below; an old reason next to a new one would mislead.
-    if (value !== undefined && !name.startsWith('dlq-')) headers[name] = value;
+    if (name.startsWith('dlq-')) continue;
+    const value = safe[name]!;
+    const values = Array.isArray(value) ? value : [value];
+    const size = values.reduce(
+      (sum, v) =>
+        sum +
+        Buffer.byteLength(name, 'utf8') +
+        (typeof v === 'string' ? Buffer.byteLength(v) : v.length),
+      0,
+    );
+    if (count + values.length > MAX_HEADER_COUNT || bytes + size > MAX_HEADER_BYTES) {
+      dropped.push(name);
+      continue;
+    }
+    headers[name] = value;
+    count += values.length;
+    bytes += size;
   }
-  const firstFailedAt = firstText(original[DLQ_HEADER.firstFailedAt]);
-  const previousCount = Number(firstText(original[DLQ_HEADER.failureCount]));
-  const count = Number.isSafeInteger(previousCount) && previousCount > 0 ? previousCount + 1 : 1;
+  const firstFailedAt = validTime(firstHeaderText(original, DLQ_HEADER.firstFailedAt));
+  const previousCount = validCount(firstHeaderText(original, DLQ_HEADER.failureCount));
 
   headers[DLQ_HEADER.reason] = input.reason;
   headers[DLQ_HEADER.error] = truncate(input.error, MAX_DLQ_ERROR_LENGTH);
   headers[DLQ_HEADER.sourceTopic] = input.topic;
   headers[DLQ_HEADER.sourcePartition] = String(input.partition);
   headers[DLQ_HEADER.sourceOffset] = input.offset;
-  headers[DLQ_HEADER.firstFailedAt] = firstFailedAt || input.failedAt.toISOString();
-  headers[DLQ_HEADER.failureCount] = String(count);
+  headers[DLQ_HEADER.firstFailedAt] = firstFailedAt ?? input.failedAt.toISOString();
+  headers[DLQ_HEADER.failureCount] = String((previousCount ?? 0) + 1);
+  if (dropped.length > 0) headers[DLQ_HEADER.droppedHeaders] = listNames(dropped);
 
   return {
     topic: dlqTopicOf(input.topic),
     message: { key: input.message.key, value: input.message.value, headers },
   };
+}
+
+/** A previous `dlq-first-failed-at` when it is an ISO time; garbage counts as absent. */
+function validTime(text: string | undefined): string | undefined {
+  if (text === undefined || !/^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/.test(text)) return undefined;
+  return Number.isNaN(Date.parse(text)) ? undefined : text;
+}
+
+/** A previous `dlq-failure-count` when it is a positive integer; garbage counts as absent. */
+function validCount(text: string | undefined): number | undefined {
+  if (text === undefined || !/^[1-9][0-9]{0,14}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+/** Header names, comma-separated, cut to MAX_DROPPED_HEADERS_LENGTH with a count of the rest. */
+function listNames(names: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < names.length; i++) {
+    const next = `${out ? ',' : ''}${JSON.stringify(names[i]).slice(1, -1)}`;
+    if (out.length + next.length > MAX_DROPPED_HEADERS_LENGTH - 20) {
+      return `${out},… (+${names.length - i} more)`;
+    }
+    out += next;
+  }
+  return out;
 }

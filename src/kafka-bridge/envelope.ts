@@ -1,4 +1,5 @@
 import type { IHeaders } from 'kafkajs';
+import { headerBoundProblem, headerValues, sanitizeHeaders } from './headers';
 import { poison, PoisonError, type Poison } from './poison';
 
 export { POISON_REASONS, type Poison, type PoisonReason } from './poison';
@@ -50,6 +51,13 @@ const BODY_FIELDS = ['eventId', 'eventType', 'aggregateId', 'aggregateVersion', 
 /** Longest accepted event ID, aggregate ID or event type: they end up in workflow IDs. */
 export const MAX_ID_LENGTH = 200;
 
+/**
+ * Deepest accepted nesting of arrays and objects in a value. Checked on the text before
+ * JSON.parse: recursive validators (zod's `z.json()`, canonical JSON) would otherwise throw a
+ * RangeError on a value nested thousands deep. Real events nest a handful of levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 // Control characters in an ID would make workflow IDs and log lines unreadable or ambiguous.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
@@ -67,12 +75,12 @@ function decode(bytes: Buffer, what: string): string {
 
 /**
  * One header as text. kafkajs hands a repeated header over as an array; repeats that agree
- * are accepted, repeats that disagree make the envelope ambiguous.
+ * are accepted, repeats that disagree make the envelope ambiguous. Only own properties with
+ * string or Buffer values are read (src/kafka-bridge/headers.ts): a null value or an
+ * inherited name such as `constructor` counts as absent.
  */
 export function readHeader(headers: IHeaders | undefined, name: string): string | undefined {
-  const raw = headers?.[name];
-  if (raw === undefined) return undefined;
-  const values = (Array.isArray(raw) ? raw : [raw]).map((v) =>
+  const values = headerValues(headers, name).map((v) =>
     typeof v === 'string' ? v : decode(v, `header ${name}`),
   );
   if (values.length === 0) return undefined;
@@ -85,9 +93,21 @@ export function readHeader(headers: IHeaders | undefined, name: string): string 
   return values[0];
 }
 
+/** True when a string has no lone surrogate (String.prototype.isWellFormed, Node ≥ 20). */
+export function isWellFormed(value: string): boolean {
+  return (value as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
 /** Checks an ID-like field (event ID, aggregate ID) and returns it unchanged. */
 function checkId(value: string, field: string): string {
   if (value.trim() === '') throw new PoisonError('missing-identity', `${field}: must not be empty`);
+  // A lone surrogate has no UTF-8 form: encoders replace it with U+FFFD, so `\ud800`,
+  // `\udc00` and `\ufffd` would all name one workflow.
+  if (!isWellFormed(value))
+    throw new PoisonError(
+      'validation-failed',
+      `${field}: must be well-formed Unicode (it holds a lone surrogate)`,
+    );
   if (value.length > MAX_ID_LENGTH)
     throw new PoisonError(
       'validation-failed',
@@ -171,8 +191,34 @@ function isJsonContentType(contentType: string): boolean {
   return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
 }
 
+/**
+ * The deepest nesting of arrays and objects in JSON text, stopping as soon as it passes
+ * `limit`. One linear pass that skips strings (brackets inside them do not nest); it does not
+ * validate, JSON.parse does that next.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \\ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
 function parseBody(value: Buffer): unknown {
   const text = decode(value, 'value');
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    throw new PoisonError(
+      'unparseable',
+      `value nests arrays/objects more than ${MAX_JSON_DEPTH} levels deep`,
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -190,6 +236,10 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
       'oversized',
       `value is ${value.length} bytes, more than the limit of ${options.maxBytes}`,
     );
+  // Counted over every header, dropped ones included: a flood of headers is the message's
+  // fault however they decode.
+  const headerProblem = headerBoundProblem(sanitizeHeaders(headers));
+  if (headerProblem !== undefined) throw new PoisonError('oversized', headerProblem);
 
   const contentType = readHeader(headers, HEADER.contentType);
   if (contentType !== undefined && !isJsonContentType(contentType))

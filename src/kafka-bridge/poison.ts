@@ -8,6 +8,15 @@
  * behaviour"). `identity-conflict` and `stale-version` are decided by the consumer loop
  * against the ledger; the others by the pure translation in this folder.
  *
+ * - `unparseable`: the value is not a UTF-8 JSON object, or nests arrays/objects deeper than
+ *   MAX_JSON_DEPTH (64; checked on the text before parsing, so no recursive validator can
+ *   overflow its stack).
+ * - `validation-failed`: an envelope field or `data` breaks the contract (including IDs with
+ *   lone surrogates), or translation failed unexpectedly (the cause is in `dlq-error`).
+ * - `oversized`: the value is larger than BRIDGE_MAX_MESSAGE_BYTES, or the headers break
+ *   their bounds (MAX_HEADER_COUNT = 100 values, MAX_HEADER_BYTES = 64 KiB; headers.ts). The
+ *   DLQ copy then carries only the headers within the bounds, the rest named in
+ *   `dlq-dropped-headers`.
  * - `header-body-mismatch`: two sources of one envelope field disagree (a header and a body
  *   field, or a header repeated with different values).
  * - `key-mismatch`: the message key is set and is not the aggregate ID (the contract says the

@@ -1,5 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { buildDlqMessage, MAX_DLQ_ERROR_LENGTH } from '../../../src/kafka-bridge/dlq-message';
+import type { IHeaders } from 'kafkajs';
+import {
+  buildDlqMessage,
+  DLQ_HEADER,
+  MAX_DLQ_ERROR_LENGTH,
+} from '../../../src/kafka-bridge/dlq-message';
+import { MAX_HEADER_BYTES, MAX_HEADER_COUNT } from '../../../src/kafka-bridge/headers';
 import { headerMessage } from './fixtures';
 
 const failedAt = new Date('2026-11-22T04:00:00.000Z');
@@ -101,5 +107,94 @@ describe('bridge: buildDlqMessage', () => {
       failedAt,
     });
     assert.deepEqual(Object.keys(message.headers!).sort(), before);
+  });
+
+  describe('hostile headers', () => {
+    const build = (headers: IHeaders) =>
+      buildDlqMessage({
+        message: { key: null, value: Buffer.from('{}'), headers },
+        topic: 'orders',
+        partition: 0,
+        offset: '5',
+        reason: 'unparseable',
+        error: 'e',
+        failedAt,
+      }).message.headers;
+
+    it('copies only own string/Buffer values and names the dropped ones', () => {
+      const h = build({
+        kept: Buffer.from('k'),
+        nul: null,
+        constructor: [Object, Buffer.from('x')],
+        fn: (() => 1) as unknown as string,
+      } as unknown as IHeaders);
+      assert.deepEqual(h.kept, Buffer.from('k'));
+      assert.equal(Object.hasOwn(h, 'nul'), false);
+      assert.equal(Object.hasOwn(h, 'fn'), false);
+      assert.deepEqual(h.constructor, [Buffer.from('x')], 'only the usable element');
+      assert.equal(h[DLQ_HEADER.droppedHeaders], 'nul,fn');
+      for (const v of Object.values(h)) {
+        for (const e of Array.isArray(v) ? v : [v]) {
+          assert.ok(typeof e === 'string' || Buffer.isBuffer(e), 'every value is encodable');
+        }
+      }
+    });
+
+    it('never inherits or copies toString/valueOf, and a __proto__ header stays a header', () => {
+      const headers: IHeaders = { a: 'b' };
+      Object.defineProperty(headers, '__proto__', {
+        value: Buffer.from('{"polluted":1}'),
+        enumerable: true,
+      });
+      const h = build(headers);
+      assert.equal(Object.getPrototypeOf(h), null);
+      assert.deepEqual(
+        Object.getOwnPropertyDescriptor(h, '__proto__')?.value,
+        Buffer.from('{"polluted":1}'),
+      );
+      assert.equal(Object.hasOwn(h, 'toString'), false);
+      assert.equal(Object.hasOwn(h, 'valueOf'), false);
+      assert.equal(h[DLQ_HEADER.droppedHeaders], undefined, 'nothing dropped');
+    });
+
+    it('treats null or garbage dlq-failure-count / dlq-first-failed-at as absent', () => {
+      for (const [count, first] of [
+        [null, null],
+        [Buffer.from('abc'), Buffer.from('yesterday')],
+        ['-3', '2026-13-45T99:99:99Z'],
+        ['1e3', ''],
+        [[null], [null]],
+      ] as const) {
+        const h = build({
+          'dlq-failure-count': count,
+          'dlq-first-failed-at': first,
+        } as unknown as IHeaders);
+        assert.equal(h['dlq-failure-count'], '1', JSON.stringify(count));
+        assert.equal(h['dlq-first-failed-at'], failedAt.toISOString(), JSON.stringify(first));
+      }
+    });
+
+    it('keeps at most the header bounds and names the rest, so the DLQ write cannot be refused for them', () => {
+      const many: IHeaders = {};
+      for (let i = 0; i < 5000; i++) many[`h${i}`] = Buffer.from('v');
+      const h = build(many);
+      const copied = Object.keys(h).filter((n) => !n.startsWith('dlq-'));
+      assert.equal(copied.length, MAX_HEADER_COUNT);
+      assert.deepEqual(copied.slice(0, 2), ['h0', 'h1'], 'the first N, in order');
+      const dropped = h[DLQ_HEADER.droppedHeaders] as string;
+      assert.match(dropped, /^h100,h101,/);
+      assert.match(dropped, /… \(\+\d+ more\)$/);
+      assert.ok(dropped.length <= 2000);
+
+      const big = build({ a: Buffer.alloc(40_000), b: Buffer.alloc(40_000), c: 'small' });
+      assert.ok(Buffer.isBuffer(big.a));
+      assert.equal(big.b, undefined);
+      assert.equal(big.c, 'small');
+      assert.equal(big[DLQ_HEADER.droppedHeaders], 'b');
+      const bytes = Object.entries(big)
+        .filter(([n]) => !n.startsWith('dlq-'))
+        .reduce((s, [n, v]) => s + n.length + Buffer.byteLength(v as Buffer | string), 0);
+      assert.ok(bytes <= MAX_HEADER_BYTES);
+    });
   });
 });

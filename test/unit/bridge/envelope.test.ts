@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert';
+import type { IHeaders } from 'kafkajs';
 import {
+  jsonDepthExceeds,
+  MAX_JSON_DEPTH,
   parseEnvelope,
   type ParseEnvelopeResult,
   type PoisonReason,
@@ -245,6 +248,93 @@ describe('bridge: parseEnvelope', () => {
         keyMismatch: 'ignore',
       });
       assert.ok(result.ok);
+    });
+  });
+
+  describe('hostile headers', () => {
+    it('treats null values and inherited names as absent, falling back to the body', () => {
+      const message = bodyMessage();
+      message.headers = {
+        'event-id': null,
+        'aggregate-id': [null, 'order-123'],
+        constructor: [Object, Buffer.from('x')],
+        toString: null,
+        valueOf: Buffer.from('1'),
+      } as unknown as IHeaders;
+      const result = parseEnvelope(message, options);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.equal(result.envelope.eventId, EVENT_ID);
+    });
+
+    it('never takes an identity from an inherited property', () => {
+      const message = headerMessage(undefined, { 'event-id': undefined });
+      message.headers = Object.assign(Object.create({ 'event-id': 'inherited' }), message.headers);
+      const p = poisonOf(parseEnvelope(message, options));
+      assert.equal(p.reason, 'missing-identity');
+    });
+
+    it('a __proto__ header is an ordinary unknown header', () => {
+      const message = headerMessage();
+      Object.defineProperty(message.headers, '__proto__', {
+        value: Buffer.from('{}'),
+        enumerable: true,
+      });
+      assert.ok(parseEnvelope(message, options).ok);
+    });
+
+    it('more than 100 headers → oversized', () => {
+      const message = headerMessage();
+      for (let i = 0; i < 100; i++) message.headers![`x-${i}`] = 'v';
+      const p = poisonOf(parseEnvelope(message, options));
+      assert.equal(p.reason, 'oversized');
+      assert.match(p.error, /headers: 105 headers, more than the limit of 100/);
+    });
+
+    it('more than 64 KiB of headers → oversized', () => {
+      const message = headerMessage();
+      message.headers!['x-big'] = Buffer.alloc(64 * 1024);
+      const p = poisonOf(parseEnvelope(message, options));
+      assert.equal(p.reason, 'oversized');
+      assert.match(p.error, /headers: \d+ bytes, more than the limit of 65536/);
+    });
+  });
+
+  describe('JSON nesting depth', () => {
+    it('counts brackets outside strings only', () => {
+      assert.equal(jsonDepthExceeds('[[1]]', 2), false);
+      assert.equal(jsonDepthExceeds('[[[1]]]', 2), true);
+      assert.equal(jsonDepthExceeds('{"a":"[[[[\\"[[[["}', 1), false);
+      assert.equal(jsonDepthExceeds('{"a\\\\":[[1]]}', 2), true, 'an escaped backslash ends');
+    });
+
+    it(`a value nested deeper than ${MAX_JSON_DEPTH} → unparseable, without parsing it`, () => {
+      const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      const p = poisonOf(parseEnvelope({ ...headerMessage(), value: Buffer.from(deep) }, options));
+      assert.equal(p.reason, 'unparseable');
+      assert.match(p.error, /more than 64 levels deep/);
+    });
+
+    it(`accepts exactly ${MAX_JSON_DEPTH} levels`, () => {
+      const n = MAX_JSON_DEPTH - 1;
+      const value = `{"a":${'['.repeat(n)}${']'.repeat(n)}}`;
+      assert.ok(parseEnvelope({ ...headerMessage(), value: Buffer.from(value) }, options).ok);
+    });
+  });
+
+  describe('well-formed Unicode IDs', () => {
+    for (const [field, lone] of [
+      ['eventId', '\ud800'],
+      ['aggregateId', '\udc00'],
+      ['eventId', 'order-\ud83d'],
+    ] as const) {
+      it(`${field} with a lone surrogate ${JSON.stringify(lone)} → validation-failed`, () => {
+        const p = poisonOf(parseEnvelope(bodyMessage({ [field]: lone }, null), options));
+        assert.equal(p.reason, 'validation-failed');
+        assert.match(p.error, new RegExp(`${field}: must be well-formed Unicode`));
+      });
+    }
+    it('accepts U+FFFD and astral characters', () => {
+      assert.ok(parseEnvelope(bodyMessage({ eventId: '\ufffd😀' }, null), options).ok);
     });
   });
 
