@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 
 /**
  * How a route derives an event's identity (ARCHITECTURE.md, "Identity and deduplication"):
- * - `aggregate-version`: `aggregateId@aggregateVersion` when a version is present (collides
- *   even when a producer re-emits one change under a fresh event ID), else the event ID;
- * - `event-id`: always the event ID.
+ * - `aggregate-version`: `v:<aggregateId>@<aggregateVersion>` when a version is present
+ *   (collides even when a producer re-emits one change under a fresh event ID), else the
+ *   event-ID identity;
+ * - `event-id`: always `e:<eventId>`.
  * Never broker coordinates: a redelivery lands on another offset.
  */
 export type IdentityStrategy = 'aggregate-version' | 'event-id';
@@ -17,23 +18,44 @@ export interface IdentityInput {
   aggregateVersion?: number;
 }
 
+/**
+ * The identity of one version of an aggregate: `v:<aggregateId>@<version>`. Injective: the
+ * `v:` marks the strategy (an event ID shaped like `order-9@1` becomes `e:order-9@1`), and
+ * the version, digits only, follows the LAST `@`, so an aggregate ID may itself hold `@`.
+ */
+export function versionIdentity(aggregateId: string, aggregateVersion: number): string {
+  return `v:${aggregateId}@${aggregateVersion}`;
+}
+
+/** The identity of an event by its ID: `e:<eventId>`. */
+export function eventIdentity(eventId: string): string {
+  return `e:${eventId}`;
+}
+
 /** The dedup identity of one event under a route's strategy. */
 export function deriveIdentity(event: IdentityInput, strategy: IdentityStrategy): string {
   if (strategy === 'aggregate-version' && event.aggregateVersion !== undefined) {
-    return `${event.aggregateId}@${event.aggregateVersion}`;
+    return versionIdentity(event.aggregateId, event.aggregateVersion);
   }
-  return event.eventId;
+  return eventIdentity(event.eventId);
 }
 
 /**
- * Characters kept as they are in a workflow ID; everything else (including `%`) is
- * percent-encoded, which keeps the mapping injective and the common IDs (UUIDs, `order-123`)
- * readable in the Temporal Web UI.
+ * Characters kept as they are in a workflow ID; everything else (including `%` and `~`) is
+ * percent-encoded, which keeps the mapping injective, leaves `~` free to mark a hashed ID,
+ * and keeps common IDs (UUIDs, `order-123`) readable in the Temporal Web UI.
  */
-const SAFE_CHAR = /[A-Za-z0-9._~:@+=,-]/;
+const SAFE_CHAR = /[A-Za-z0-9._:@+=,-]/;
 
-/** Longer workflow IDs are shortened with a hash; Temporal's default limit is 1000 bytes. */
-export const MAX_WORKFLOW_ID_LENGTH = 400;
+/**
+ * Longest workflow ID derived. Self-hosted Temporal's SQL schemas declare `workflow_id
+ * VARCHAR(255)` (Cloud allows 1,000 bytes; the SQLite dev server enforces nothing), and a
+ * derived ID is ASCII, so 255 characters is 255 bytes.
+ */
+export const MAX_WORKFLOW_ID_LENGTH = 255;
+
+/** Hex digits of the sha256 that ends a shortened workflow ID (128 bits). */
+const HASH_HEX = 32;
 
 function encodeIdPart(part: string): string {
   let out = '';
@@ -48,17 +70,34 @@ function encodeIdPart(part: string): string {
   return out;
 }
 
+/** An escaped UTF-8 continuation byte (0x80..0xBF): the middle of an encoded character. */
+const CONTINUATION = /^%[89AB][0-9A-F]$/;
+
+/** `text` cut to at most `max` characters, never inside an escape or an encoded character. */
+function cutEncoded(text: string, max: number): string {
+  let end = Math.min(max, text.length);
+  const lastPercent = text.lastIndexOf('%', end - 1);
+  if (lastPercent >= 0 && lastPercent > end - 3) end = lastPercent;
+  while (end >= 3 && CONTINUATION.test(text.slice(end, end + 3))) end -= 3;
+  return text.slice(0, end);
+}
+
 /**
- * The workflow ID of an event: `<prefix>:<identity>`, e.g. `OrderPlaced:order-123@1`. A pure
- * function of its inputs, so every redelivery and every bridge instance derives the same ID
- * and Temporal's REJECT_DUPLICATE does the deduplication. An ID that would exceed
- * MAX_WORKFLOW_ID_LENGTH keeps a readable head and ends with a sha256 of the full ID.
+ * The workflow ID of an event: `<prefix>:<identity>`, e.g. `OrderPlaced:v:order-123@1`. A
+ * pure function of its inputs, so every redelivery and every bridge instance derives the same
+ * ID and Temporal's REJECT_DUPLICATE does the deduplication. Injective: the prefix (a route
+ * name) holds no `:`, the encoding is reversible, and `~` appears only in an ID longer than
+ * MAX_WORKFLOW_ID_LENGTH, which keeps a readable head and ends with `~` and a sha256 of the
+ * full ID. Throws on a lone surrogate (the envelope rejects those first): it has no UTF-8 form
+ * and would encode like U+FFFD.
  */
 export function deriveWorkflowId(prefix: string, identity: string): string {
+  if (!(identity as string & { isWellFormed(): boolean }).isWellFormed())
+    throw new RangeError('a workflow ID cannot be derived from a lone surrogate');
   const full = `${encodeIdPart(prefix)}:${encodeIdPart(identity)}`;
   if (full.length <= MAX_WORKFLOW_ID_LENGTH) return full;
-  const hash = createHash('sha256').update(full).digest('hex').slice(0, 32);
-  return `${full.slice(0, MAX_WORKFLOW_ID_LENGTH - hash.length - 1)}~${hash}`;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, HASH_HEX);
+  return `${cutEncoded(full, MAX_WORKFLOW_ID_LENGTH - HASH_HEX - 1)}~${hash}`;
 }
 
 export class CanonicalJsonError extends Error {

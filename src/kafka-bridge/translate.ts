@@ -7,6 +7,7 @@ import {
 } from './envelope';
 import { deriveIdentity, deriveWorkflowId, fingerprint } from './identity';
 import type { RouteTable } from './routes';
+import { boundKeyword, MAX_SUMMARY_BYTES, truncateText } from './temporal-limits';
 
 /** Options of translateMessage; see ParseEnvelopeOptions for `maxBytes` and `keyMismatch`. */
 export type TranslateOptions = ParseEnvelopeOptions;
@@ -14,7 +15,9 @@ export type TranslateOptions = ParseEnvelopeOptions;
 /**
  * Values for the Keyword search attributes the Web UI queries on (ARCHITECTURE.md,
  * "Workflows and activities"). `OrderId`/`CustomerId` are set when `data` carries
- * `orderId`/`customerId` strings. `OrderStep` belongs to the workflow, not the bridge.
+ * `orderId`/`customerId` strings. `OrderStep` belongs to the workflow, not the bridge. Each
+ * value fits Temporal's Keyword limits (temporal-limits.ts, boundKeyword): a longer one is
+ * a readable head, `~` and a hash.
  */
 export interface StartSearchAttributes {
   EventId: string;
@@ -49,7 +52,7 @@ export interface StartCommand {
   data: unknown;
   searchAttributes: StartSearchAttributes;
   memo: StartMemo;
-  /** Static summary shown in the Web UI's workflow list. */
+  /** Static summary shown in the Web UI's workflow list; at most MAX_SUMMARY_BYTES. */
   summary: string;
 }
 
@@ -102,9 +105,24 @@ function stringField(data: unknown, field: string): string | undefined {
 /**
  * Translates one Kafka message into a workflow start or a poison verdict: envelope, route,
  * data validation, identity, workflow ID, fingerprint. Pure (no I/O, no clock) and never
- * throws, so the consumer loop can call it on anything a producer sends.
+ * throws, so the consumer loop (and reconcile) can call it on anything a producer sends: an
+ * unexpected exception (a bug, a route's summarize throwing) becomes `validation-failed`
+ * with its cause, not a consumer restart into the same batch.
  */
 export function translateMessage(
+  message: RawMessage,
+  routes: RouteTable,
+  options: TranslateOptions,
+): Translation {
+  try {
+    return doTranslate(message, routes, options);
+  } catch (err) {
+    const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    return { kind: 'poison', reason: 'validation-failed', error: `translation failed: ${cause}` };
+  }
+}
+
+function doTranslate(
   message: RawMessage,
   routes: RouteTable,
   options: TranslateOptions,
@@ -162,10 +180,10 @@ export function translateMessage(
     fingerprint: print,
     data,
     searchAttributes: {
-      EventId: envelope.eventId,
-      EventType: envelope.eventType,
-      ...(orderId !== undefined ? { OrderId: orderId } : {}),
-      ...(customerId !== undefined ? { CustomerId: customerId } : {}),
+      EventId: boundKeyword(envelope.eventId),
+      EventType: boundKeyword(envelope.eventType),
+      ...(orderId !== undefined ? { OrderId: boundKeyword(orderId) } : {}),
+      ...(customerId !== undefined ? { CustomerId: boundKeyword(customerId) } : {}),
     },
     memo: {
       identity,
@@ -175,8 +193,11 @@ export function translateMessage(
       ...(version !== undefined ? { aggregateVersion: version } : {}),
       fingerprint: print,
     },
-    summary: route.summarize
-      ? route.summarize(data as never)
-      : `${envelope.eventType} ${envelope.aggregateId}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
+    summary: truncateText(
+      route.summarize
+        ? route.summarize(data as never)
+        : `${envelope.eventType} ${envelope.aggregateId}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
+      MAX_SUMMARY_BYTES,
+    ),
   };
 }

@@ -7,6 +7,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { classifyAlreadyStarted } from './dedup';
+import { MAX_DETAILS_BYTES, truncateText } from './temporal-limits';
 import type { StartCommand } from './translate';
 
 export type StartOutcome =
@@ -33,14 +34,20 @@ function searchAttributesOf(cmd: StartCommand): SearchAttributePair[] {
   return pairs;
 }
 
-/** Static details in the Web UI: the event's identity and where it was consumed. */
-function detailsOf(cmd: StartCommand, source: SourcePosition): string {
-  return [
-    `**event** ${cmd.eventType} \`${cmd.eventId}\``,
-    `**identity** \`${cmd.identity}\``,
-    `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
-    `**fingerprint** \`${cmd.fingerprint}\``,
-  ].join('\n\n');
+/**
+ * Static details in the Web UI: the event's identity and where it was consumed; at most
+ * MAX_DETAILS_BYTES (Temporal's limit), which bounded IDs keep it far below anyway.
+ */
+export function detailsOf(cmd: StartCommand, source: SourcePosition): string {
+  return truncateText(
+    [
+      `**event** ${cmd.eventType} \`${cmd.eventId}\``,
+      `**identity** \`${cmd.identity}\``,
+      `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
+      `**fingerprint** \`${cmd.fingerprint}\``,
+    ].join('\n\n'),
+    MAX_DETAILS_BYTES,
+  );
 }
 
 /** gRPC status INVALID_ARGUMENT: the request itself is wrong, retrying cannot help. */

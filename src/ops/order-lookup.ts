@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { deriveWorkflowId } from '../kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../kafka-bridge/identity';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { NotFoundError, UsageError } from './output';
 
@@ -71,7 +71,7 @@ export interface OrderRun {
 
 /**
  * Finds an order's fulfillment run: by visibility first (handles any aggregate version and
- * workflow ID scheme), else by the workflow ID the bridge derives for `<orderId>@1`, which
+ * workflow ID scheme), else by the workflow ID the bridge derives for version 1 of the order, which
  * also works in the seconds before visibility has indexed a fresh start.
  */
 export async function findOrderRun(client: Client, orderId: string): Promise<OrderRun> {
@@ -79,7 +79,7 @@ export async function findOrderRun(client: Client, orderId: string): Promise<Ord
   if (latest) {
     return { orderId, workflowId: latest.workflowId, runId: latest.runId, foundBy: 'visibility' };
   }
-  const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+  const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
   try {
     const described = await client.workflow.getHandle(workflowId).describe();
     return { orderId, workflowId, runId: described.runId, foundBy: 'derived-id' };

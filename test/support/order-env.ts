@@ -2,6 +2,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { OrderPlacedData } from '../../src/events/order-events';
 import type { EventWorkflowInput } from '../../src/events/workflow-input';
+import { deriveWorkflowId, versionIdentity } from '../../src/kafka-bridge/identity';
 import { readStock, setStock } from '../../src/inventory/stock-store';
 import type { LedgerView } from '../../src/providers/admin-routes';
 import type { RunningProviders } from '../../src/providers/server';
@@ -106,7 +107,8 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
       ...over,
     }),
     startOrder: async (order) => {
-      const workflowId = `OrderPlaced:${order.orderId}@1`;
+      const identity = versionIdentity(order.orderId, 1);
+      const workflowId = deriveWorkflowId('OrderPlaced', identity);
       const handle = await client.workflow.start(orderFulfillment, {
         taskQueue,
         workflowId,
@@ -118,13 +120,7 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
            aggregate_version, fingerprint, workflow_id, run_id, source_topic, source_partition,
            source_offset)
          VALUES ($1, 'OrderPlaced', $2, $3, 1, 'test', $4, $5, 'orders', 0, 0)`,
-        [
-          `${order.orderId}@1`,
-          uniqueName('evt'),
-          order.orderId,
-          workflowId,
-          handle.firstExecutionRunId,
-        ],
+        [identity, uniqueName('evt'), order.orderId, workflowId, handle.firstExecutionRunId],
       );
       return handle;
     },

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId, fingerprint } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, fingerprint, versionIdentity } from '../../../src/kafka-bridge/identity';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { waitFor } from '../../../src/stack/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
@@ -41,7 +41,7 @@ describe('bridge: identity and deduplication (real Kafka, Temporal, Postgres)', 
     await h.produce([message, message]); // a later redelivery: answered by the ledger alone
     await h.waitUntilAllCommitted();
 
-    const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+    const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
     const description = await h.describe(workflowId);
     assert.ok(description, 'the workflow exists');
     assert.equal(description.memo?.fingerprint, fingerprint(sampleOrderPlaced(orderId)));
@@ -84,7 +84,7 @@ describe('bridge: identity and deduplication (real Kafka, Temporal, Postgres)', 
       }),
     ]);
     await h.waitUntilAllCommitted();
-    const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+    const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
     const before = await h.describe(workflowId);
 
     await h.produce([
@@ -148,9 +148,9 @@ describe('bridge: identity and deduplication (real Kafka, Temporal, Postgres)', 
     const orderId = `o-${randomUUID()}`;
     const data = sampleOrderPlaced(orderId);
     const ledger = createLedgerStore(h.pool, { schema: h.schema });
-    const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+    const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
     await ledger.recordStarted({
-      identity: `${orderId}@1`,
+      identity: versionIdentity(orderId, 1),
       eventType: 'OrderPlaced',
       eventId: randomUUID(),
       aggregateId: orderId,

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
 import { BridgeHarness } from '../../support/bridge-harness';
 
 type Raw = { key: string | null; value: string | Buffer | null; headers?: IHeaders };
@@ -123,7 +123,7 @@ describe('bridge: poison goes to the DLQ and never blocks its partition', () => 
     assert.match(dlq[2]!.headers['dlq-error']!, /data\.totalMinor: must equal the sum/);
     for (const orderId of followers) {
       assert.ok(
-        await h.describe(deriveWorkflowId('OrderPlaced', `${orderId}@1`)),
+        await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1))),
         `${orderId} started`,
       );
     }
@@ -148,12 +148,12 @@ describe('bridge: poison goes to the DLQ and never blocks its partition', () => 
     assert.equal(dlq!.headers['dlq-reason'], 'stale-version');
     assert.equal(dlq!.key, late);
     assert.equal(
-      await h.describe(deriveWorkflowId('OrderPlaced', `${late}@1`)),
+      await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(late, 1))),
       undefined,
       'never fulfilled',
     );
-    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', `${normal}@1`)));
-    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', `${normal}@2`)));
+    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(normal, 1))));
+    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', versionIdentity(normal, 2))));
   });
 
   it('dead-letters a stale version and still starts newer versions of the aggregate', async () => {
@@ -171,8 +171,11 @@ describe('bridge: poison goes to the DLQ and never blocks its partition', () => 
     const [dlq] = await h.readDlq(1);
     assert.equal(dlq!.headers['dlq-reason'], 'stale-version');
     assert.equal(dlq!.headers['dlq-source-offset'], '1');
-    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', `${orderId}@2`)));
-    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', `${orderId}@3`)));
-    assert.equal(await h.describe(deriveWorkflowId('OrderCancelled', `${orderId}@1`)), undefined);
+    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', versionIdentity(orderId, 2))));
+    assert.ok(await h.describe(deriveWorkflowId('OrderCancelled', versionIdentity(orderId, 3))));
+    assert.equal(
+      await h.describe(deriveWorkflowId('OrderCancelled', versionIdentity(orderId, 1))),
+      undefined,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
 import { waitFor } from '../../../src/stack/wait';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { BridgeHarness } from '../../support/bridge-harness';
@@ -18,7 +18,7 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
   let cliEnv: Record<string, string>;
   let bridge: RunningBridge;
   const orderId = uniqueName('order');
-  const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+  const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
 
   const dlq = async (args: string[] = []) => {
     const run = await runOps(['dlq', 'list', '--json', ...args], cliEnv);

@@ -5,7 +5,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type Browser } from 'playwright-core';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { setStock } from '../../../src/inventory/stock-store';
-import { deriveWorkflowId } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
 import type { RunningProviders } from '../../../src/providers/server';
 import { installAptPackages } from '../../../src/stack/apt';
 import { waitFor } from '../../../src/stack/wait';
@@ -47,7 +47,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
   let worker: { worker: Worker; running: Promise<void>; connection: NativeConnection };
   let browser: Browser;
   const orderId = uniqueName('order');
-  const workflowId = deriveWorkflowId('OrderPlaced', `${orderId}@1`);
+  const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
 
   before(async () => {
     if (!existsSync(CHROMIUM)) {

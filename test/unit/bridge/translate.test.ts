@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { translateMessage, type Translation } from '../../../src/kafka-bridge/translate';
 import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
-import { fingerprint } from '../../../src/kafka-bridge/identity';
+import { fingerprint, MAX_WORKFLOW_ID_LENGTH } from '../../../src/kafka-bridge/identity';
+import type { Route } from '../../../src/kafka-bridge/routes';
+import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
 import { bodyMessage, EVENT_ID, headerMessage, orderPlacedData } from './fixtures';
 
 const options = { maxBytes: 64 * 1024 };
@@ -19,8 +21,8 @@ function startOf(t: Translation) {
 describe('bridge: translateMessage', () => {
   it('turns a valid OrderPlaced into a start command', () => {
     const t = startOf(translateMessage(headerMessage(), DEFAULT_ROUTES, options));
-    assert.equal(t.identity, 'order-123@1');
-    assert.equal(t.workflowId, 'OrderPlaced:order-123@1');
+    assert.equal(t.identity, 'v:order-123@1');
+    assert.equal(t.workflowId, 'OrderPlaced:v:order-123@1');
     assert.equal(t.workflowType, 'orderFulfillment');
     assert.equal(t.eventType, 'OrderPlaced');
     assert.equal(t.eventId, EVENT_ID);
@@ -35,7 +37,7 @@ describe('bridge: translateMessage', () => {
       CustomerId: 'cust-9',
     });
     assert.deepEqual(t.memo, {
-      identity: 'order-123@1',
+      identity: 'v:order-123@1',
       eventId: EVENT_ID,
       eventType: 'OrderPlaced',
       aggregateId: 'order-123',
@@ -71,8 +73,8 @@ describe('bridge: translateMessage', () => {
         options,
       ),
     );
-    assert.equal(t.identity, EVENT_ID);
-    assert.equal(t.workflowId, `OrderPlaced:${EVENT_ID}`);
+    assert.equal(t.identity, `e:${EVENT_ID}`);
+    assert.equal(t.workflowId, `OrderPlaced:e:${EVENT_ID}`);
     assert.equal('aggregateVersion' in t, false);
     assert.equal('aggregateVersion' in t.memo, false);
     assert.equal(t.summary, 'Order order-123 · 3 items · 12.50 EUR · customer cust-9');
@@ -112,7 +114,7 @@ describe('bridge: translateMessage', () => {
       ),
     );
     assert.equal(t.workflowType, 'orderCancellation');
-    assert.equal(t.workflowId, 'OrderCancelled:order-123@2');
+    assert.equal(t.workflowId, 'OrderCancelled:v:order-123@2');
     assert.equal(t.searchAttributes.CustomerId, undefined);
   });
 
@@ -128,7 +130,7 @@ describe('bridge: translateMessage', () => {
       ),
     );
     assert.equal(t.workflowType, 'invoice');
-    assert.equal(t.identity, EVENT_ID, 'event-id strategy ignores the version');
+    assert.equal(t.identity, `e:${EVENT_ID}`, 'event-id strategy ignores the version');
     assert.deepEqual(t.searchAttributes, { EventId: EVENT_ID, EventType: 'InvoiceIssued' });
     assert.match(t.summary, /^InvoiceIssued \S+ v\d+ → invoice$/, 'a route without summarize');
   });
@@ -185,6 +187,143 @@ describe('bridge: translateMessage', () => {
         translateMessage(bodyMessage({ eventType: 'Ping', data: [1, 2] }), routes, options),
       );
       assert.equal(p.reason, 'validation-failed');
+    });
+  });
+
+  describe('never throws', () => {
+    const extraRoutes = buildRouteTable({ Deep: { workflowType: 'deep', identity: 'event-id' } });
+
+    it('data nested 5,000 arrays deep on an extra route → poison, no throw', () => {
+      const data = `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      const message = {
+        ...headerMessage(undefined, { 'event-type': 'Deep' }),
+        value: Buffer.from(data),
+      };
+      const p = poisonOf(translateMessage(message, extraRoutes, options));
+      assert.equal(p.reason, 'unparseable');
+      assert.match(p.error, /more than 64 levels deep/);
+    });
+
+    it('turns an unexpected exception into validation-failed with its cause', () => {
+      const route = DEFAULT_ROUTES.get('OrderPlaced')!;
+      const throwing: Route = {
+        ...route,
+        summarize: () => {
+          throw new TypeError('boom');
+        },
+      };
+      const routes = new Map([['OrderPlaced', throwing]]);
+      const p = poisonOf(translateMessage(headerMessage(), routes, options));
+      assert.equal(p.reason, 'validation-failed');
+      assert.equal(p.error, 'translation failed: TypeError: boom');
+    });
+  });
+
+  describe("fits Temporal's limits", () => {
+    const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
+    const longRoutes = buildRouteTable({ Note: { workflowType: 'note', identity: 'event-id' } });
+
+    it('truncates the summary to 400 bytes on a code point boundary', () => {
+      const t = startOf(
+        translateMessage(
+          headerMessage(
+            { orderId: 'order-123', reason: '😀'.repeat(500) },
+            { 'event-type': 'OrderCancelled', 'aggregate-version': '2' },
+          ),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.ok(utf8(t.summary) <= 400, `${utf8(t.summary)} bytes`);
+      assert.match(t.summary, /^Cancel order order-123 · (😀)+…$/u);
+    });
+
+    it('bounds each Keyword search attribute to 255 characters and 2 KiB, keeping it distinct', () => {
+      const a = startOf(
+        translateMessage(
+          headerMessage(
+            { orderId: 'é'.repeat(5000), customerId: 'c'.repeat(300) },
+            { 'event-type': 'Note' },
+          ),
+          longRoutes,
+          options,
+        ),
+      );
+      const b = startOf(
+        translateMessage(
+          headerMessage(
+            { orderId: `${'é'.repeat(4999)}e`, customerId: 'c' },
+            { 'event-type': 'Note' },
+          ),
+          longRoutes,
+          options,
+        ),
+      );
+      for (const v of Object.values(a.searchAttributes)) {
+        assert.ok(v.length <= 255 && utf8(v) <= 2048, `${v.length} characters`);
+      }
+      assert.match(a.searchAttributes.OrderId!, /^é+~[0-9a-f]{32}$/);
+      assert.notEqual(a.searchAttributes.OrderId, b.searchAttributes.OrderId);
+      assert.equal(b.searchAttributes.CustomerId, 'c', 'a short value is untouched');
+    });
+
+    it('keeps the workflow ID, details and memo small for the longest, oddest IDs', () => {
+      const id = '😀'.repeat(100);
+      const t = startOf(
+        translateMessage(
+          bodyMessage(
+            {
+              eventId: id,
+              aggregateId: `"\\${'é'.repeat(198)}`,
+              aggregateVersion: 2 ** 52,
+              data: orderPlacedData(),
+            },
+            null,
+          ),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.ok(t.workflowId.length <= MAX_WORKFLOW_ID_LENGTH);
+      assert.ok(
+        utf8(detailsOf(t, { topic: 't'.repeat(249), partition: 1, offset: '1' })) <= 20_000,
+      );
+      assert.ok(utf8(JSON.stringify(t.memo)) <= 4096, `${utf8(JSON.stringify(t.memo))} bytes`);
+      assert.ok(utf8(t.summary) <= 400);
+    });
+
+    it('a lone surrogate in an ID → validation-failed, not a workflow shared with U+FFFD', () => {
+      for (const lone of ['\ud800', '\udc00']) {
+        const p = poisonOf(
+          translateMessage(
+            bodyMessage({ eventId: lone, aggregateVersion: undefined }, null),
+            DEFAULT_ROUTES,
+            options,
+          ),
+        );
+        assert.equal(p.reason, 'validation-failed');
+      }
+      const ok = startOf(
+        translateMessage(
+          bodyMessage({ eventId: '\ufffd', aggregateVersion: undefined }, null),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.equal(ok.workflowId, 'OrderPlaced:e:%EF%BF%BD');
+    });
+
+    it('an unversioned event ID shaped like <aggregate>@<version> gets its own workflow', () => {
+      const versioned = startOf(translateMessage(headerMessage(), DEFAULT_ROUTES, options));
+      const lookalike = startOf(
+        translateMessage(
+          headerMessage(undefined, { 'event-id': 'order-123@1', 'aggregate-version': undefined }),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.notEqual(lookalike.identity, versioned.identity);
+      assert.notEqual(lookalike.workflowId, versioned.workflowId);
     });
   });
 });

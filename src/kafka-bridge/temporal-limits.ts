@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Temporal's size limits on what the bridge sends with a start, checked before the start so a
+ * valid event is never `start-rejected` (or stuck in visibility) for its length on any server.
+ * The workflow ID bound lives with its derivation (identity.ts, MAX_WORKFLOW_ID_LENGTH).
+ */
+
+/** Static summary: Temporal accepts at most 400 bytes (UTF-8). */
+export const MAX_SUMMARY_BYTES = 400;
+
+/** Static details: Temporal accepts at most 20,000 bytes (UTF-8). */
+export const MAX_DETAILS_BYTES = 20_000;
+
+/** A Keyword search attribute value: Temporal's per-value limit is 2 KiB. */
+export const MAX_KEYWORD_BYTES = 2048;
+
+/**
+ * A Keyword search attribute value in characters: the SQL visibility schemas (MySQL 8,
+ * PostgreSQL 12) store custom Keyword attributes in `VARCHAR(255)` columns, which would
+ * refuse a longer value when the visibility record is written.
+ */
+export const MAX_KEYWORD_LENGTH = 255;
+
+const ELLIPSIS = '…';
+/** Hex digits of the sha256 that stands for the cut-off part of a shortened keyword. */
+const KEYWORD_HASH_HEX = 32;
+
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * `text` within `maxBytes` of UTF-8 and `maxChars` UTF-16 units: unchanged when it fits,
+ * else cut on a code point boundary (never between the halves of a surrogate pair) and ended
+ * with `…`. For human text whose exact value does not matter (summary, details).
+ */
+export function truncateText(text: string, maxBytes: number, maxChars = Infinity): string {
+  if (text.length <= maxChars && utf8Length(text) <= maxBytes) return text;
+  const budgetBytes = maxBytes - utf8Length(ELLIPSIS);
+  const budgetChars = maxChars - ELLIPSIS.length;
+  let bytes = 0;
+  let chars = 0;
+  let out = '';
+  for (const ch of text) {
+    const b = utf8Length(ch);
+    if (bytes + b > budgetBytes || chars + ch.length > budgetChars) break;
+    out += ch;
+    bytes += b;
+    chars += ch.length;
+  }
+  return out + ELLIPSIS;
+}
+
+/**
+ * A Keyword search attribute value within MAX_KEYWORD_LENGTH and MAX_KEYWORD_BYTES: unchanged
+ * when it fits, else a readable head, `~` and a sha256 of the whole value, so two different
+ * long values stay different and a search by the shortened value finds exactly this event.
+ */
+export function boundKeyword(value: string): string {
+  if (value.length <= MAX_KEYWORD_LENGTH && utf8Length(value) <= MAX_KEYWORD_BYTES) return value;
+  const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, KEYWORD_HASH_HEX);
+  const room = KEYWORD_HASH_HEX + 1;
+  const head = truncateText(value, MAX_KEYWORD_BYTES - room, MAX_KEYWORD_LENGTH - room);
+  // truncateText ends a cut head with `…`; the hash already says the value goes on.
+  return `${head.slice(0, -ELLIPSIS.length)}~${hash}`;
+}
