@@ -6,6 +6,7 @@ import { dlqTopicOf } from '../config';
 import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
 import { HEADER } from '../kafka-bridge/envelope';
 import type { RouteTable } from '../kafka-bridge/routes';
+import { firstHeaderText } from '../kafka-bridge/headers';
 import { translateMessage, type TranslateOptions } from '../kafka-bridge/translate';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
@@ -70,10 +71,9 @@ export interface ReconcileReport {
   };
 }
 
+/** A header as text; null values and inherited names (`constructor`) count as absent. */
 function headerText(message: KafkaMessage, name: string): string | undefined {
-  const raw = message.headers?.[name];
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  return v === undefined ? undefined : v.toString();
+  return firstHeaderText(message.headers, name);
 }
 
 function readDlqEntry(topic: string, partition: number, message: KafkaMessage): DlqEntry {
