@@ -3,6 +3,7 @@ import { createPool } from './db/pool';
 import { migrate } from './db/migrate';
 import { createKafka } from './kafka-bridge/kafka-client';
 import { ensureTopics } from './kafka-bridge/topics';
+import { createLogger } from './logger';
 
 export interface PrepareResult {
   migrationsApplied: number[];
@@ -21,6 +22,8 @@ export async function prepareServices(config: Config): Promise<PrepareResult> {
       ensureTopics(createKafka(config.kafka, 'setup'), {
         topics: config.kafka.topics,
         partitions: config.kafka.partitions,
+        dlqRetentionMs: config.bridge.dlqRetentionDays * 24 * 60 * 60 * 1000,
+        log: createLogger('setup', config.logLevel),
       }),
     ]);
     return { migrationsApplied, topicsCreated };

@@ -68,6 +68,12 @@ export const DEFAULTS = {
    * network or a stalled process; the broker accepts 6000..1800000 by default.
    */
   BRIDGE_SESSION_TIMEOUT_MS: '30000',
+  /**
+   * Days a DLQ topic keeps its messages (`retention.ms`), set when onceflow creates the DLQ
+   * topic and raised on an existing one that keeps them for less. Long, because a dead
+   * letter waits for a person: it must outlive a holiday, not a broker default of 7 days.
+   */
+  BRIDGE_DLQ_RETENTION_DAYS: '30',
   /** Days the ledger remembers an identity (`npm run ledger:reap`). */
   LEDGER_RETENTION_DAYS: '30',
   /** Base URL of the sandbox providers (payments, mail); `npm run providers` listens on its port. */
@@ -148,6 +154,9 @@ const envSchema = z.object({
     .int('must be a number of milliseconds')
     .min(3000, 'must be at least 3000 (ms)')
     .default(Number(DEFAULTS.BRIDGE_SESSION_TIMEOUT_MS)),
+  BRIDGE_DLQ_RETENTION_DAYS: positiveInt
+    .max(36_500, 'must be at most 36500 (days)')
+    .default(Number(DEFAULTS.BRIDGE_DLQ_RETENTION_DAYS)),
   BRIDGE_EXTRA_ROUTES: nonEmpty.optional(),
   LEDGER_RETENTION_DAYS: positiveInt.default(Number(DEFAULTS.LEDGER_RETENTION_DAYS)),
   PROVIDERS_URL: url.default(DEFAULTS.PROVIDERS_URL),
@@ -214,6 +223,8 @@ export interface Config {
     metricsPort: number;
     /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
     sessionTimeoutMs: number;
+    /** Days a DLQ topic keeps its messages (retention.ms of `<topic>.dlq`). */
+    dlqRetentionDays: number;
     /** JSON of extra routes (see src/kafka-bridge/routes.ts, parseExtraRoutes). */
     extraRoutes?: string;
     ledgerRetentionDays: number;
@@ -348,6 +359,7 @@ function toConfig(e: Env): Config {
       maxMessageBytes: e.BRIDGE_MAX_MESSAGE_BYTES,
       metricsPort: e.BRIDGE_METRICS_PORT,
       sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
+      dlqRetentionDays: e.BRIDGE_DLQ_RETENTION_DAYS,
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
     },
