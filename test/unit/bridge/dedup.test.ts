@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { classifyAgainstLedger, classifyAlreadyStarted } from '../../../src/kafka-bridge/dedup';
 
 const candidate = {
-  identity: 'order-1@3',
+  identity: 'v:order-1@3',
   eventType: 'OrderPlaced',
   aggregateId: 'order-1',
   aggregateVersion: 3,
@@ -11,7 +11,7 @@ const candidate = {
 const known = {
   eventType: 'OrderPlaced',
   fingerprint: 'f1',
-  workflowId: 'OrderPlaced:order-1@3',
+  workflowId: 'OrderPlaced:v:order-1@3',
   runId: 'r1',
 };
 

@@ -10,8 +10,8 @@ const NOW = new Date('2026-01-01T12:00:00Z');
 
 function placed(orderId: string, offset: number, over: Partial<TopicEvent> = {}): TopicEvent {
   return {
-    identity: `${orderId}@1`,
-    workflowId: `OrderPlaced:${orderId}@1`,
+    identity: `v:${orderId}@1`,
+    workflowId: `OrderPlaced:v:${orderId}@1`,
     workflowType: 'orderFulfillment',
     eventType: 'OrderPlaced',
     aggregateId: orderId,
@@ -24,8 +24,8 @@ function placed(orderId: string, offset: number, over: Partial<TopicEvent> = {})
 
 function cancelledEvent(orderId: string, offset: number): TopicEvent {
   return {
-    identity: `${orderId}@2`,
-    workflowId: `OrderCancelled:${orderId}@2`,
+    identity: `v:${orderId}@2`,
+    workflowId: `OrderCancelled:v:${orderId}@2`,
     workflowType: 'orderCancellation',
     eventType: 'OrderCancelled',
     aggregateId: orderId,
@@ -36,13 +36,13 @@ function cancelledEvent(orderId: string, offset: number): TopicEvent {
 
 function orderRun(orderId: string, step: string, over: Partial<WorkflowFacts> = {}): WorkflowFacts {
   return {
-    workflowId: `OrderPlaced:${orderId}@1`,
+    workflowId: `OrderPlaced:v:${orderId}@1`,
     runId: `run-${orderId}`,
     type: 'orderFulfillment',
     status: 'COMPLETED',
     orderId,
     step,
-    identity: `${orderId}@1`,
+    identity: `v:${orderId}@1`,
     startTime: new Date(NOW.getTime() - 60_000),
     ...over,
   };
@@ -50,13 +50,13 @@ function orderRun(orderId: string, step: string, over: Partial<WorkflowFacts> = 
 
 function cancelRun(orderId: string): WorkflowFacts {
   return {
-    workflowId: `OrderCancelled:${orderId}@2`,
+    workflowId: `OrderCancelled:v:${orderId}@2`,
     runId: `run-c-${orderId}`,
     type: 'orderCancellation',
     status: 'COMPLETED',
     orderId,
     step: 'cancelled',
-    identity: `${orderId}@2`,
+    identity: `v:${orderId}@2`,
     startTime: new Date(NOW.getTime() - 30_000),
   };
 }
@@ -71,10 +71,10 @@ function cleanFacts(): ReconcileFacts {
     poison: [{ coordinates: 'orders/0/4', reason: 'unparseable', key: 'o-poison' }],
     ledger: [
       {
-        identity: 'o1@1',
+        identity: 'v:o1@1',
         eventType: 'OrderPlaced',
         aggregateId: 'o1',
-        workflowId: 'OrderPlaced:o1@1',
+        workflowId: 'OrderPlaced:v:o1@1',
       },
     ],
     workflows: [orderRun('o1', 'completed'), orderRun('o2', 'completed'), cancelRun('o2')],
@@ -120,7 +120,7 @@ describe('reconcile: classification of discrepancies', () => {
 
   it('does not expect a workflow for an occurrence the bridge dead-lettered (stale, conflict)', () => {
     const facts = cleanFacts();
-    facts.events.push(placed('o4', 9, { identity: 'o4@1' }));
+    facts.events.push(placed('o4', 9, { identity: 'v:o4@1' }));
     facts.dlq.push({
       coordinates: 'orders.dlq/0/1',
       key: 'o4',
