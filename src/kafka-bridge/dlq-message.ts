@@ -8,6 +8,7 @@ import {
   sanitizeHeaders,
   type SafeHeaders,
 } from './headers';
+import { truncateText } from './temporal-limits';
 
 /** DLQ header names (ARCHITECTURE.md, "Bridge behaviour"). */
 export const DLQ_HEADER = {
@@ -53,10 +54,6 @@ export interface DlqRecord {
   message: { key: Buffer | null; value: Buffer | null; headers: IHeaders };
 }
 
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /**
  * The DLQ record for a poison message: the original key, value and headers plus the dlq-*
  * headers. A message replayed from the DLQ that fails again keeps its `dlq-first-failed-at`
@@ -96,7 +93,7 @@ export function buildDlqMessage(input: BuildDlqMessageInput): DlqRecord {
   const previousCount = validCount(firstHeaderText(original, DLQ_HEADER.failureCount));
 
   headers[DLQ_HEADER.reason] = input.reason;
-  headers[DLQ_HEADER.error] = truncate(input.error, MAX_DLQ_ERROR_LENGTH);
+  headers[DLQ_HEADER.error] = truncateText(input.error, Infinity, MAX_DLQ_ERROR_LENGTH);
   headers[DLQ_HEADER.sourceTopic] = input.topic;
   headers[DLQ_HEADER.sourcePartition] = String(input.partition);
   headers[DLQ_HEADER.sourceOffset] = input.offset;

@@ -54,14 +54,24 @@ export function truncateText(text: string, maxBytes: number, maxChars = Infinity
 
 /**
  * A Keyword search attribute value within MAX_KEYWORD_LENGTH and MAX_KEYWORD_BYTES: unchanged
- * when it fits, else a readable head, `~` and a sha256 of the whole value, so two different
- * long values stay different and a search by the shortened value finds exactly this event.
+ * when it fits and is well-formed Unicode, else a readable head, `~` and a sha256 of the whole
+ * value, so two different values stay different and a search by the shortened value finds
+ * exactly this event.
  */
 export function boundKeyword(value: string): string {
-  if (value.length <= MAX_KEYWORD_LENGTH && utf8Length(value) <= MAX_KEYWORD_BYTES) return value;
-  const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, KEYWORD_HASH_HEX);
+  const wellFormed = (value as string & { isWellFormed(): boolean }).isWellFormed();
+  if (wellFormed && value.length <= MAX_KEYWORD_LENGTH && utf8Length(value) <= MAX_KEYWORD_BYTES)
+    return value;
+  // A lone surrogate would reach visibility as U+FFFD, merging it with a real U+FFFD; the
+  // hash of its UTF-16 code units keeps the two apart.
+  const hash = createHash('sha256')
+    .update(Buffer.from(value, 'utf16le'))
+    .digest('hex')
+    .slice(0, KEYWORD_HASH_HEX);
   const room = KEYWORD_HASH_HEX + 1;
-  const head = truncateText(value, MAX_KEYWORD_BYTES - room, MAX_KEYWORD_LENGTH - room);
-  // truncateText ends a cut head with `…`; the hash already says the value goes on.
-  return `${head.slice(0, -ELLIPSIS.length)}~${hash}`;
+  const whole = (value as string & { toWellFormed(): string }).toWellFormed();
+  const cut = truncateText(whole, MAX_KEYWORD_BYTES - room, MAX_KEYWORD_LENGTH - room);
+  // A cut head ends with `…`; the hash already says the value goes on.
+  const head = cut === whole ? whole : cut.slice(0, -ELLIPSIS.length);
+  return `${head}~${hash}`;
 }
