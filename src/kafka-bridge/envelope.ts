@@ -1,8 +1,10 @@
 import type { IHeaders } from 'kafkajs';
 import { headerBoundProblem, headerValues, sanitizeHeaders } from './headers';
+import { decodeUtf8, isJsonContentType, parseJsonValue } from './json-value';
 import { poison, PoisonError, type Poison } from './poison';
 
 export { POISON_REASONS, type Poison, type PoisonReason } from './poison';
+export { MAX_JSON_DEPTH } from './json-value';
 
 /** The identity fields and payload of one event, before route lookup and data validation. */
 export interface Envelope {
@@ -51,27 +53,11 @@ const BODY_FIELDS = ['eventId', 'eventType', 'aggregateId', 'aggregateVersion', 
 /** Longest accepted event ID, aggregate ID or event type: they end up in workflow IDs. */
 export const MAX_ID_LENGTH = 200;
 
-/**
- * Deepest accepted nesting of arrays and objects in a value. Checked on the text before
- * JSON.parse: recursive validators (zod's `z.json()`, canonical JSON) would otherwise throw a
- * RangeError on a value nested thousands deep. Real events nest a handful of levels.
- */
-export const MAX_JSON_DEPTH = 64;
-
 // Control characters in an ID would make workflow IDs and log lines unreadable or ambiguous.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9._-]*$/;
 const POSITIVE_INT = /^[1-9][0-9]*$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function decode(bytes: Buffer, what: string): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new PoisonError('unparseable', `${what} is not valid UTF-8`);
-  }
-}
 
 /**
  * One header as text. kafkajs hands a repeated header over as an array; repeats that agree
@@ -81,7 +67,7 @@ function decode(bytes: Buffer, what: string): string {
  */
 export function readHeader(headers: IHeaders | undefined, name: string): string | undefined {
   const values = headerValues(headers, name).map((v) =>
-    typeof v === 'string' ? v : decode(v, `header ${name}`),
+    typeof v === 'string' ? v : decodeUtf8(v, `header ${name}`),
   );
   if (values.length === 0) return undefined;
   if (values.some((v) => v !== values[0])) {
@@ -186,46 +172,6 @@ function required(value: string | undefined, headerName: string, bodyName: strin
   return value;
 }
 
-function isJsonContentType(contentType: string): boolean {
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
-}
-
-/**
- * The deepest nesting of arrays and objects in JSON text, stopping as soon as it passes
- * `limit`. One linear pass that skips strings (brackets inside them do not nest); it does not
- * validate, JSON.parse does that next.
- */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \\ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
-  }
-  return false;
-}
-
-function parseBody(value: Buffer): unknown {
-  const text = decode(value, 'value');
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
-    throw new PoisonError(
-      'unparseable',
-      `value nests arrays/objects more than ${MAX_JSON_DEPTH} levels deep`,
-    );
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new PoisonError('unparseable', `value is not JSON: ${(err as Error).message}`);
-  }
-}
-
 function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
   const { value, headers } = message;
   if (value === null || value.length === 0)
@@ -248,7 +194,7 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
       `content-type ${JSON.stringify(contentType)} is not application/json`,
     );
 
-  const parsed = parseBody(value);
+  const parsed = parseJsonValue(value);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new PoisonError(
       'unparseable',
@@ -313,7 +259,7 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
   checkId(aggregateId, 'aggregateId');
 
   if (message.key !== null && (options.keyMismatch ?? 'reject') === 'reject') {
-    const key = decode(message.key, 'key');
+    const key = decodeUtf8(message.key, 'key');
     if (key !== aggregateId)
       throw new PoisonError(
         'key-mismatch',

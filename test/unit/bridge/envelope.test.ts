@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { IHeaders } from 'kafkajs';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/kafka-bridge/json-value';
 import {
-  jsonDepthExceeds,
-  MAX_JSON_DEPTH,
   parseEnvelope,
   type ParseEnvelopeResult,
   type PoisonReason,
