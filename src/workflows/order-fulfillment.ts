@@ -226,13 +226,15 @@ export async function orderFulfillment(
       }),
     );
     if (reserved.kind === 'cancelled') return compensate();
-    if (reserved.kind === 'done' && reserved.value.verdict !== 'owner') {
+    // Compared positively: a result without a verdict (recorded before claims existed) is
+    // the owner's, so older histories still replay.
+    const result = reserved.kind === 'done' ? reserved.value : undefined;
+    if (result?.verdict === 'duplicate' || result?.verdict === 'order-conflict') {
       effects.reserve = 'none';
-      const { verdict, owner } = reserved.value;
       return endAsNotOwner(
-        verdict === 'duplicate'
-          ? { kind: 'duplicate', claim: owner }
-          : { kind: 'order-conflict', claim: owner, fingerprint },
+        result.verdict === 'duplicate'
+          ? { kind: 'duplicate', claim: result.owner }
+          : { kind: 'order-conflict', claim: result.owner, fingerprint },
       );
     }
   } catch (err) {
