@@ -48,8 +48,11 @@ export interface OrderStatus {
   parked?: { step: StepName; error: string; since: string };
   cancellation?: { reason: string; requestedAt: string };
   chargeId?: string;
-  /** Set when another run owns the order (outcome duplicate or order-conflict). */
-  owner?: { workflowId: string; fingerprint: string };
+  /**
+   * Set when another run owns the order (outcome duplicate or order-conflict): the owner's
+   * workflow ID and payload fingerprint, and this run's fingerprint.
+   */
+  owner?: { workflowId: string; fingerprint: string; runFingerprint: string };
 }
 
 export interface OrderResult {

@@ -18,7 +18,7 @@ export function currentDetailsOf(status: OrderStatus): string {
     lines.push(
       `**owner** order ${status.orderId} belongs to workflow \`${status.owner.workflowId}\`` +
         (conflict
-          ? ` with payload fingerprint \`${status.owner.fingerprint}\`, not this run's: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
+          ? ` with payload fingerprint \`${status.owner.fingerprint}\`; this run's is \`${status.owner.runFingerprint}\`: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
           : ' with the same payload: this run is a duplicate and did nothing'),
     );
   }

@@ -140,7 +140,11 @@ export async function orderFulfillment(
    */
   async function endAsNotOwner(verdict: Exclude<ClaimVerdict, { kind: 'owner' }>) {
     const owner = verdict.claim;
-    status.owner = { workflowId: owner.workflowId, fingerprint: owner.fingerprint };
+    status.owner = {
+      workflowId: owner.workflowId,
+      fingerprint: owner.fingerprint,
+      runFingerprint: fingerprint,
+    };
     if (status.cancellation) {
       compensating = true;
       try {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { findOrderClaim } from '../../../src/db/order-claim-store';
 import { orderCancellation, orderFulfillment } from '../../../src/workflows';
-import { stepKey } from '../../../src/workflows/order-definitions';
+import { cancelOrderSignal, stepKey } from '../../../src/workflows/order-definitions';
 import { runOps } from '../../support/ops-cli';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { postJson } from '../../support/providers';
@@ -132,5 +132,53 @@ describe('cancellation and the order owner (real Temporal, Postgres, providers)'
     assert.equal(ledger.refunds.length, 1);
     assert.equal(ledger.refunds[0]!.idempotencyKey, stepKey(order.orderId, 'refund'));
     assert.equal(await env.stockOf(sku), 6, 'stock restored');
+  });
+
+  it('a cancellation before the order reserved: the ledger finds the run, the claim keeps it cancelled', async () => {
+    const sku = await env.seedStock(6);
+    const order = env.newOrder(sku);
+    // No claim yet: the run was started on a task queue no worker polls, so it never reserves.
+    const idleQueue = uniqueName('idle-tq');
+    const waiting = await env.client.workflow.start(orderFulfillment, {
+      taskQueue: idleQueue,
+      workflowId: uniqueName(`OrderPlaced:${order.orderId}`),
+      args: [eventInputOf('OrderPlaced', order.orderId, order)],
+    });
+    try {
+      await env.db.pool.query(
+        `INSERT INTO processed_events (identity, event_type, event_id, aggregate_id, fingerprint,
+           workflow_id, run_id, source_topic, source_partition, source_offset)
+         VALUES ($1, 'OrderPlaced', $1, $2, 'test', $3, $4, 'orders', 0, 0)`,
+        [uniqueName('evt'), order.orderId, waiting.workflowId, waiting.firstExecutionRunId],
+      );
+      const viaEvent = await cancelViaEvent(order.orderId);
+      assert.equal(viaEvent.handledBy, 'signalled');
+      assert.equal(viaEvent.orderWorkflowId, waiting.workflowId, 'found through the ledger');
+    } finally {
+      await waiting.terminate('test cleanup');
+    }
+
+    // A run cancelled before it reserved claims the order as cancelled: a re-send acts on nothing.
+    const first = await env.client.workflow.signalWithStart(orderFulfillment, {
+      taskQueue: env.taskQueue,
+      workflowId: uniqueName(`OrderPlaced:${order.orderId}-first`),
+      args: [eventInputOf('OrderPlaced', order.orderId, order)],
+      signal: cancelOrderSignal,
+      signalArgs: [{ reason: 'before reserve' }],
+    });
+    assert.equal((await first.result()).outcome, 'cancelled');
+    const claim = await findOrderClaim(env.db.pool, order.orderId);
+    assert.equal(claim?.workflowId, first.workflowId);
+    assert.ok(claim?.cancelledAt, 'the claim says it was cancelled before reserving');
+    const resent = await env.client.workflow.execute(orderFulfillment, {
+      taskQueue: env.taskQueue,
+      workflowId: uniqueName(`OrderPlaced:${order.orderId}-resend`),
+      args: [eventInputOf('OrderPlaced', order.orderId, order)],
+    });
+    assert.equal(resent.outcome, 'duplicate');
+    assert.equal(resent.owner, first.workflowId);
+    const ledger = await env.ledger(order.orderId);
+    assert.equal(ledger.charges.length + ledger.emails.length, 0);
+    assert.equal(await env.stockOf(sku), 6, 'nothing reserved');
   });
 });

@@ -41,16 +41,16 @@ describe('order current details (Web UI)', () => {
       ...base(),
       step: 'duplicate',
       outcome: 'duplicate',
-      owner: { workflowId: 'OrderPlaced:o-1@1', fingerprint: 'fp-a' },
+      owner: { workflowId: 'OrderPlaced:o-1@1', fingerprint: 'fp-a', runFingerprint: 'fp-b' },
     });
     assert.match(duplicate, /owner.*OrderPlaced:o-1@1.*same payload/);
     const conflict = currentDetailsOf({
       ...base(),
       step: 'order_conflict',
       outcome: 'order-conflict',
-      owner: { workflowId: 'OrderPlaced:o-1@1', fingerprint: 'fp-a' },
+      owner: { workflowId: 'OrderPlaced:o-1@1', fingerprint: 'fp-a', runFingerprint: 'fp-b' },
     });
-    assert.match(conflict, /fp-a/);
+    assert.match(conflict, /fp-a.*fp-b/);
     assert.match(conflict, /order conflict/);
   });
 });
