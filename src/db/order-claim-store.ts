@@ -96,11 +96,32 @@ export async function findOrderClaim(db: Db, orderId: string): Promise<OrderClai
   return rows[0] && toClaim(rows[0]);
 }
 
-/** Claims of orders whose ID starts with `prefix` ('' = all), for reconcile. */
-export async function listOrderClaims(db: Db, prefix: string): Promise<OrderClaim[]> {
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/** Options of listOrderClaims. */
+export interface ListOrderClaimsOptions {
+  /** Order ID prefix ('' = all). Default: ''. */
+  prefix?: string;
+  /**
+   * Schema holding order_claims, for callers whose pool is not pointed at it (reconcile).
+   * Default: the pool's search_path.
+   */
+  schema?: string;
+}
+
+/** Claims of orders (by ID prefix), for reconcile: the owner of every order in one query. */
+export async function listOrderClaims(
+  db: Db,
+  options: ListOrderClaimsOptions = {},
+): Promise<OrderClaim[]> {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    // Identifiers cannot be parameters; the strict pattern is what keeps this injection-safe.
+    throw new Error(`invalid schema name: ${options.schema}`);
+  }
+  const table = options.schema ? `"${options.schema}".order_claims` : 'order_claims';
   const { rows } = await db.query<ClaimRow>(
-    `SELECT ${COLUMNS} FROM order_claims WHERE left(order_id, length($1)) = $1 ORDER BY order_id`,
-    [prefix],
+    `SELECT ${COLUMNS} FROM ${table} WHERE left(order_id, length($1)) = $1 ORDER BY order_id`,
+    [options.prefix ?? ''],
   );
   return rows.map(toClaim);
 }

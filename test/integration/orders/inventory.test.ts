@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { createInventoryActivities } from '../../../src/activities/inventory';
-import { findOrderClaim } from '../../../src/db/order-claim-store';
+import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/db/order-claim-store';
 import type { ReserveResult, ReservedResult } from '../../../src/inventory/inventory-service';
 import { readStock, setStock } from '../../../src/inventory/stock-store';
 import { findReservation } from '../../../src/inventory/reservation-store';
@@ -144,6 +144,13 @@ describe('inventory activities (real Postgres)', () => {
     assert.equal(await readStock(db.pool, sku), 8, 'stock taken once');
     const claim = await findOrderClaim(db.pool, orderId);
     assert.equal(claim?.workflowId, 'wf-owner');
+    assert.deepEqual(await findOrderOwner(db.pool, orderId), {
+      workflowId: 'wf-owner',
+      foundBy: 'claim',
+      claim,
+    });
+    const listed = await listOrderClaims(db.pool, { prefix: orderId, schema: db.schema });
+    assert.deepEqual(listed, [claim]);
     // A run that does not own the order cannot release the owner's reservation.
     const refused = await inventory.releaseInventory({
       key: `order:${orderId}:release`,
