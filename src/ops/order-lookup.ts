@@ -89,7 +89,16 @@ export async function findOrderRun(
 ): Promise<OrderRun> {
   const owner = await findOrderOwner(db, orderId);
   if (owner) {
-    const described = await client.workflow.getHandle(owner.workflowId).describe();
+    const described = await client.workflow
+      .getHandle(owner.workflowId)
+      .describe()
+      .catch((err: unknown) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        // Past Temporal's retention the run is gone while the claim stays.
+        throw new NotFoundError(
+          `order ${orderId} is owned by workflow ${owner.workflowId}, which Temporal no longer has (retention); an OrderCancelled event still compensates it`,
+        );
+      });
     return {
       orderId,
       workflowId: owner.workflowId,

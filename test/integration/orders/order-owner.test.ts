@@ -121,7 +121,6 @@ describe('cancellation and the order owner (real Temporal, Postgres, providers)'
       30,
     );
     assert.ok(reaped >= 1, 'the ledger row is gone');
-    assert.equal((await findOrderClaim(env.db.pool, order.orderId))?.workflowId, handle.workflowId);
 
     const cancelled = await cancelViaEvent(order.orderId);
     assert.equal(cancelled.handledBy, 'compensated');
@@ -132,6 +131,8 @@ describe('cancellation and the order owner (real Temporal, Postgres, providers)'
     assert.equal(ledger.refunds.length, 1);
     assert.equal(ledger.refunds[0]!.idempotencyKey, stepKey(order.orderId, 'refund'));
     assert.equal(await env.stockOf(sku), 6, 'stock restored');
+    // The claim outlived the reaper: it is how the cancellation found the owner.
+    assert.equal((await findOrderClaim(env.db.pool, order.orderId))?.workflowId, handle.workflowId);
   });
 
   it('a cancellation before the order reserved: the ledger finds the run, the claim keeps it cancelled', async () => {
