@@ -9,6 +9,11 @@ import type pg from 'pg';
 
 type Db = pg.Pool | pg.PoolClient;
 
+/** A claim statement could not be answered as asked; names the order or schema concerned. */
+export class OrderClaimStoreError extends Error {
+  override readonly name = 'OrderClaimStoreError';
+}
+
 export interface OrderClaim {
   orderId: string;
   /** The owning orderFulfillment run. */
@@ -82,7 +87,7 @@ export async function claimOrder(
   const existing = await findOrderClaim(client, input.orderId);
   if (!existing) {
     // Only possible if a row vanished between the two statements (a manual delete).
-    throw new Error(`order ${input.orderId}: claim conflict but no claim row`);
+    throw new OrderClaimStoreError(`order ${input.orderId}: claim conflict but no claim row`);
   }
   return judgeClaim(existing, input);
 }
@@ -116,7 +121,7 @@ export async function listOrderClaims(
 ): Promise<OrderClaim[]> {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     // Identifiers cannot be parameters; the strict pattern is what keeps this injection-safe.
-    throw new Error(`invalid schema name: ${options.schema}`);
+    throw new OrderClaimStoreError(`invalid schema name: ${options.schema}`);
   }
   const table = options.schema ? `"${options.schema}".order_claims` : 'order_claims';
   const { rows } = await db.query<ClaimRow>(

@@ -122,7 +122,7 @@ async function createRefund(ctx: IdempotencyContext, req: IncomingMessage, res: 
  * `amountMinor`) and what had been refunded before (`earlier`). `alreadyRefunded` is true
  * when nothing was left to refund.
  */
-export function refundView(orderId: string, refunds: Refund[], earlier: Refund[]) {
+function refundView(orderId: string, refunds: Refund[], earlier: Refund[]) {
   return {
     orderId,
     refunds,
