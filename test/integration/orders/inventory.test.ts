@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createInventoryActivities } from '../../../src/activities/inventory';
 import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/db/order-claim-store';
 import type { ReserveResult, ReservedResult } from '../../../src/inventory/inventory-service';
+import { readOrderClaims } from '../../../src/reconcile/sources';
 import { readStock, setStock } from '../../../src/inventory/stock-store';
 import { findReservation } from '../../../src/inventory/reservation-store';
 import { uniqueName } from '../../support/services';
@@ -151,6 +152,7 @@ describe('inventory activities (real Postgres)', () => {
     });
     const listed = await listOrderClaims(db.pool, { prefix: orderId, schema: db.schema });
     assert.deepEqual(listed, [claim]);
+    assert.deepEqual(await readOrderClaims(db.pool, db.schema, orderId), [claim], 'reconcile');
     // A run that does not own the order cannot release the owner's reservation.
     const refused = await inventory.releaseInventory({
       key: `order:${orderId}:release`,
