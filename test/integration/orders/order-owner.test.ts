@@ -73,7 +73,7 @@ describe('cancellation and the order owner (real Temporal, Postgres, providers)'
     await env.waitForStatus(owner, (s) => s.step === 'needs_attention', 'owner parked at email');
 
     // A re-send of the same order under another identity: newer in visibility, and (its
-    // ledger row claims) first seen earlier, so neither "newest" nor "first" is the owner.
+    // ledger row is dated) first seen earlier, so neither "newest" nor "first" is the owner.
     const resendId = uniqueName(`OrderPlaced:${order.orderId}-resend`);
     const resend = await env.client.workflow.start(orderFulfillment, {
       taskQueue: env.taskQueue,
