@@ -1,7 +1,7 @@
 import { postToProvider, type ProviderClientOptions } from './provider-http';
 
 export interface SendEmailInput {
-  /** Idempotency key derived by the workflow (`<workflowId>:email`). */
+  /** Idempotency key derived by the workflow (`order:<orderId>:email`). */
   key: string;
   orderId: string;
   to: string;

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_TYPES, postToProvider, type ProviderClientOptions } from './provider-http';
 
 export interface ChargePaymentInput {
-  /** Idempotency key derived by the workflow (`<workflowId>:charge`). */
+  /** Idempotency key derived by the workflow (`order:<orderId>:charge`). */
   key: string;
   orderId: string;
   customerId: string;
@@ -16,18 +16,23 @@ export interface ChargePaymentResult {
 }
 
 export interface RefundPaymentInput {
-  /** Idempotency key derived by the workflow (`<workflowId>:refund`). */
+  /** Idempotency key derived by the workflow (`order:<orderId>:refund`). */
   key: string;
   orderId: string;
-  /** The charge to refund; without it the provider refunds the order's charge, if any. */
+  /** The charge to refund; without it the provider refunds every charge of the order. */
   chargeId?: string;
 }
 
 export interface RefundPaymentResult {
   /** False when the provider holds no charge for the order: nothing to give back. */
   refunded: boolean;
-  refundId?: string;
-  amountMinor?: number;
+  /** Charges this request refunded (normally one; every charge the order had). */
+  chargeIds: string[];
+  refundIds: string[];
+  /** Sum refunded by this request. */
+  amountMinor: number;
+  /** Charges refunded before (by this key earlier, or another), not refunded again. */
+  alreadyRefundedChargeIds: string[];
 }
 
 /**
@@ -66,8 +71,24 @@ export function createPaymentActivities(options: ProviderClientOptions) {
         body: { orderId: input.orderId, chargeId: input.chargeId },
         accept: [404],
       });
-      if (status === 404) return { refunded: false };
-      return { refunded: true, refundId: String(body.id), amountMinor: Number(body.amountMinor) };
+      if (status === 404) {
+        return {
+          refunded: false,
+          chargeIds: [],
+          refundIds: [],
+          amountMinor: 0,
+          alreadyRefundedChargeIds: [],
+        };
+      }
+      const refunds = (body.refunds ?? []) as Array<{ id: string; chargeId: string }>;
+      const earlier = (body.earlier ?? []) as Array<{ chargeId: string }>;
+      return {
+        refunded: true,
+        chargeIds: refunds.map((r) => String(r.chargeId)),
+        refundIds: refunds.map((r) => String(r.id)),
+        amountMinor: Number(body.amountMinor ?? 0),
+        alreadyRefundedChargeIds: earlier.map((r) => String(r.chargeId)),
+      };
     },
   };
 }

@@ -1,5 +1,11 @@
 import type pg from 'pg';
 import {
+  claimOrder,
+  findOrderClaim,
+  type ClaimVerdict,
+  type OrderClaim,
+} from '../db/order-claim-store';
+import {
   findReservation,
   insertReservation,
   markReleased,
@@ -20,11 +26,32 @@ export class OutOfStockError extends Error {
   }
 }
 
-export interface ReserveResult {
+/** A reservation made (or found) by the order's owner. */
+export interface ReservedResult {
+  verdict: 'owner';
   reservationKey: string;
   items: ReservedLine[];
   /** True when this call found the reservation already made (a repeat). */
   repeated: boolean;
+}
+
+/** Another run owns the order: nothing was reserved or claimed by this call. */
+export interface NotOwnerResult {
+  verdict: 'duplicate' | 'order-conflict';
+  owner: OrderClaim;
+}
+
+export type ReserveResult = ReservedResult | NotOwnerResult;
+
+export interface ReserveInput {
+  /** The reservation's idempotency key (`order:<orderId>:reserve`). */
+  key: string;
+  orderId: string;
+  items: ReservedLine[];
+  /** The run asking: it becomes the order's owner if nobody is. */
+  workflowId: string;
+  /** Fingerprint of the run's OrderPlaced data: tells a duplicate from an order conflict. */
+  fingerprint: string;
 }
 
 export interface ReleaseResult {
@@ -32,6 +59,8 @@ export interface ReleaseResult {
   released: boolean;
   /** True when the reservation had been released before (by this or another key). */
   repeated: boolean;
+  /** Set when the order belongs to another run than `ownerWorkflowId`: nothing was done. */
+  notOwner?: string;
 }
 
 /** Merges lines per SKU and sorts them, so concurrent reservations lock rows in one order. */
@@ -43,22 +72,37 @@ function normaliseLines(items: ReservedLine[]): ReservedLine[] {
     .map(([sku, quantity]) => ({ sku, quantity }));
 }
 
+function notOwner(verdict: ClaimVerdict): NotOwnerResult | undefined {
+  return verdict.kind === 'owner' ? undefined : { verdict: verdict.kind, owner: verdict.claim };
+}
+
 /**
- * Reserves every line or none, in one transaction with the reservation row. A repeat of the
- * key returns the first result without touching stock.
+ * Claims the order and reserves every line, or does neither, in one transaction with the
+ * reservation row. The claim is the order's unit of effects: a run that finds another run
+ * owning the order gets a `duplicate` / `order-conflict` verdict and nothing is touched; the
+ * owner repeating its call (retry, replay, crash) gets the first result without touching
+ * stock. Out of stock rolls the claim back with the rest: a rejected order owns nothing.
  */
-export async function reserveStock(
-  pool: pg.Pool,
-  input: { key: string; orderId: string; items: ReservedLine[] },
-): Promise<ReserveResult> {
+export async function reserveStock(pool: pg.Pool, input: ReserveInput): Promise<ReserveResult> {
   const items = normaliseLines(input.items);
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    const verdict = await claimOrder(client, input);
+    const other = notOwner(verdict);
+    if (other) {
+      await client.query('COMMIT');
+      return other;
+    }
     if (!(await insertReservation(client, { key: input.key, orderId: input.orderId, items }))) {
       const first = await findReservation(client, input.key);
       await client.query('COMMIT');
-      return { reservationKey: input.key, items: first?.items ?? items, repeated: true };
+      return {
+        verdict: 'owner',
+        reservationKey: input.key,
+        items: first?.items ?? items,
+        repeated: true,
+      };
     }
     for (const line of items) {
       if (!(await takeStock(client, line.sku, line.quantity))) {
@@ -68,7 +112,7 @@ export async function reserveStock(
       }
     }
     await client.query('COMMIT');
-    return { reservationKey: input.key, items, repeated: false };
+    return { verdict: 'owner', reservationKey: input.key, items, repeated: false };
   } catch (err) {
     if (!(err instanceof OutOfStockError)) await client.query('ROLLBACK').catch(() => undefined);
     throw err;
@@ -79,16 +123,23 @@ export async function reserveStock(
 
 /**
  * Releases a reservation and returns its units, in one transaction. The row lock and the
- * status make it act once, whichever key (release, cancellation) asks first.
+ * status make it act once, whichever key (release, cancellation) asks first. With
+ * `ownerWorkflowId`, only on behalf of the order's owner: a run that never owned the order
+ * (a duplicate cancelled while its reserve was in doubt) must not release the owner's stock.
  */
 export async function releaseStock(
   pool: pg.Pool,
-  input: { key: string; reservationKey: string },
+  input: { key: string; reservationKey: string; ownerWorkflowId?: string },
 ): Promise<ReleaseResult> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     const reservation = await findReservation(client, input.reservationKey, { lock: true });
+    const claim = reservation && (await findOrderClaim(client, reservation.orderId));
+    if (input.ownerWorkflowId && claim && claim.workflowId !== input.ownerWorkflowId) {
+      await client.query('COMMIT');
+      return { released: false, repeated: false, notOwner: claim.workflowId };
+    }
     if (!reservation || reservation.status === 'released') {
       await client.query('COMMIT');
       return { released: reservation !== undefined, repeated: reservation !== undefined };
@@ -97,6 +148,30 @@ export async function releaseStock(
     await markReleased(client, input.reservationKey, input.key);
     await client.query('COMMIT');
     return { released: true, repeated: false };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * A run cancelled before it reserved claims the order as cancelled, so a later run for the
+ * order (a re-send) ends as a duplicate instead of reserving and charging a cancelled order.
+ * When another run already owns the order, its claim is returned: the cancellation belongs
+ * to that owner.
+ */
+export async function claimCancelledOrder(
+  pool: pg.Pool,
+  input: { orderId: string; workflowId: string; fingerprint: string },
+): Promise<ClaimVerdict> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const verdict = await claimOrder(client, { ...input, cancelled: true });
+    await client.query('COMMIT');
+    return verdict;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;

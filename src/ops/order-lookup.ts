@@ -1,4 +1,6 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import type pg from 'pg';
+import { findOrderOwner } from '../db/order-claim-store';
 import { deriveWorkflowId, versionIdentity } from '../kafka-bridge/identity';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { NotFoundError, UsageError } from './output';
@@ -65,16 +67,45 @@ export interface OrderRun {
   orderId: string;
   workflowId: string;
   runId: string;
-  /** How the run was found: visibility (any version) or the derived ID of version 1. */
-  foundBy: 'visibility' | 'derived-id';
+  /**
+   * How the run was found: `claim` (the order's owner), `ledger` (not claimed yet: the first
+   * OrderPlaced run), or, when our database knows nothing of the order (a run started by
+   * hand), `visibility` (the newest run) or `derived-id` (the ID the bridge gives `<id>@1`).
+   */
+  foundBy: 'claim' | 'ledger' | 'visibility' | 'derived-id';
 }
 
 /**
- * Finds an order's fulfillment run: by visibility first (handles any aggregate version and
- * workflow ID scheme), else by the workflow ID the bridge derives for version 1 of the order, which
- * also works in the seconds before visibility has indexed a fresh start.
+ * Finds an order's fulfillment run: its OWNER through findOrderOwner (the claim, else the
+ * ledger), the same lookup the cancellation workflow and reconcile use, so `orders cancel`
+ * signals the run an OrderCancelled event would. Only when neither knows the order: the
+ * newest run in visibility, else the workflow ID the bridge derives for `<orderId>@1`
+ * (which also works in the seconds before visibility has indexed a fresh start).
  */
-export async function findOrderRun(client: Client, orderId: string): Promise<OrderRun> {
+export async function findOrderRun(
+  client: Client,
+  db: pg.Pool,
+  orderId: string,
+): Promise<OrderRun> {
+  const owner = await findOrderOwner(db, orderId);
+  if (owner) {
+    const described = await client.workflow
+      .getHandle(owner.workflowId)
+      .describe()
+      .catch((err: unknown) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        // Past Temporal's retention the run is gone while the claim stays.
+        throw new NotFoundError(
+          `order ${orderId} is owned by workflow ${owner.workflowId}, which Temporal no longer has (retention); an OrderCancelled event still compensates it`,
+        );
+      });
+    return {
+      orderId,
+      workflowId: owner.workflowId,
+      runId: described.runId,
+      foundBy: owner.foundBy,
+    };
+  }
   const [latest] = await listExecutions(client, buildOrderQuery({ orderId }), 1);
   if (latest) {
     return { orderId, workflowId: latest.workflowId, runId: latest.runId, foundBy: 'visibility' };

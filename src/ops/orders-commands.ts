@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
+import { findOrderClaim } from '../db/order-claim-store';
 import { findReservation } from '../inventory/reservation-store';
 import type { LedgerView } from '../providers/admin-routes';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
@@ -126,16 +127,25 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true });
   const orderId = positional(positionals, 'order ID');
   const client = await ctx.temporal();
-  const run = await findOrderRun(client, orderId);
+  const run = await findOrderRun(client, ctx.db(), orderId);
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
   const described = await handle.describe();
   const running = described.status.name === 'RUNNING';
+  // Every other run for the order: re-sends that ended as duplicates or order conflicts.
+  const [claim, otherRuns] = await Promise.all([
+    findOrderClaim(ctx.db(), orderId),
+    listExecutions(client, buildOrderQuery({ orderId }), 100).then((infos) =>
+      infos
+        .filter((i) => i.workflowId !== run.workflowId)
+        .map((i) => ({ workflowId: i.workflowId, status: i.status.name, step: stepOf(i) })),
+    ),
+  ]);
   const live = running ? await queryStatus(handle) : undefined;
   const result =
     described.status.name === 'COMPLETED'
       ? await (handle.result() as Promise<OrderResult>).catch(() => undefined)
       : undefined;
-  const keys = stepKeys(run.workflowId);
+  const keys = stepKeys(orderId);
   const [providerLedger, reservation] = await Promise.all([
     fetchProviderLedger(ctx.config.providers.url, orderId),
     findReservation(ctx.db(), keys.reserve).catch((err: unknown) => ({
@@ -161,6 +171,8 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     result,
     startTime: described.startTime.toISOString(),
     closeTime: described.closeTime?.toISOString(),
+    owner: claim ?? null,
+    otherRuns,
     keys,
     providerLedger,
     reservation: reservation ?? null,
@@ -177,7 +189,17 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
       : `${reservation.status} (${reservation.items.map((i) => `${i.quantity}×${i.sku}`).join(', ')})`;
   const human = formatFields([
     ['order', orderId],
-    ['workflow', `${run.workflowId} (run ${run.runId})`],
+    ['workflow', `${run.workflowId} (run ${run.runId}, found by ${run.foundBy})`],
+    [
+      'owner',
+      claim
+        ? `${claim.workflowId} (claimed ${claim.claimedAt}, fingerprint ${claim.fingerprint}${claim.cancelledAt ? ', cancelled before reserving' : ''})`
+        : 'none yet (no run has reserved)',
+    ],
+    [
+      'other runs',
+      otherRuns.map((o) => `${o.workflowId} ${o.step ?? o.status}`).join('; ') || 'none',
+    ],
     ['status', described.status.name],
     ['step', step],
     ['outcome', json.outcome],
@@ -208,7 +230,7 @@ export async function signalOrder(
   });
   const orderId = positional(positionals, 'order ID');
   const client = await ctx.temporal();
-  const run = await findOrderRun(client, orderId);
+  const run = await findOrderRun(client, ctx.db(), orderId);
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
   const described = await handle.describe();
   if (described.status.name !== 'RUNNING') {

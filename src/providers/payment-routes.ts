@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { findChargeById, insertCharge, listChargesByKey, listChargesByOrder } from './charge-store';
 import { errorBody, fingerprintRequest, HttpError, readJson, sendJson } from './http-util';
 import { handleIdempotentRequest, type IdempotencyContext } from './idempotent-request';
-import { findRefundByCharge, insertRefund, listRefundsByOrder } from './refund-store';
+import { findRefundByCharge, insertRefund, listRefundsByOrder, type Refund } from './refund-store';
 
 const id = z.string().trim().min(1).max(300);
 
@@ -18,7 +18,7 @@ const chargeRequest = z.object({
 
 const refundRequest = z.object({
   orderId: id,
-  /** The charge to refund; without it, the order's charge is refunded. */
+  /** The charge to refund; without it, every charge of the order is refunded. */
   chargeId: id.optional(),
 });
 
@@ -80,10 +80,11 @@ async function createRefund(ctx: IdempotencyContext, req: IncomingMessage, res: 
     key,
     fingerprint: fingerprintRequest('POST', '/v1/refunds', raw),
     execute: async (client) => {
-      const charge = body.chargeId
-        ? await findChargeById(client, body.chargeId)
-        : (await listChargesByOrder(client, body.orderId))[0];
-      if (!charge || charge.orderId !== body.orderId) {
+      const charges = body.chargeId
+        ? [await findChargeById(client, body.chargeId)].filter((c) => c !== undefined)
+        : await listChargesByOrder(client, body.orderId);
+      const ofOrder = charges.filter((c) => c.orderId === body.orderId);
+      if (ofOrder.length === 0) {
         // Not stored: a charge still in flight may yet appear, and then a retry must refund it.
         return {
           status: 404,
@@ -91,18 +92,45 @@ async function createRefund(ctx: IdempotencyContext, req: IncomingMessage, res: 
           store: false,
         };
       }
-      // Full refunds only: a charge refunded earlier (under any key) is reported, not refunded twice.
-      const earlier = await findRefundByCharge(client, charge.id);
-      if (earlier) return { status: 200, body: { ...earlier, alreadyRefunded: true } };
-      const refund = await insertRefund(client, {
-        idempotencyKey: key,
-        chargeId: charge.id,
-        orderId: charge.orderId,
-        amountMinor: charge.amountMinor,
-      });
-      return { status: 201, body: { ...refund, alreadyRefunded: false } };
+      // Every charge of the order (normally one), each fully and once: a charge refunded
+      // earlier (under any key) is reported, not refunded twice.
+      const refunds: Refund[] = [];
+      const earlier: Refund[] = [];
+      for (const charge of ofOrder) {
+        const before = await findRefundByCharge(client, charge.id);
+        if (before) {
+          earlier.push(before);
+          continue;
+        }
+        refunds.push(
+          await insertRefund(client, {
+            idempotencyKey: key,
+            chargeId: charge.id,
+            orderId: charge.orderId,
+            amountMinor: charge.amountMinor,
+          }),
+        );
+      }
+      const view = refundView(body.orderId, refunds, earlier);
+      return { status: refunds.length > 0 ? 201 : 200, body: view };
     },
   });
+}
+
+/**
+ * The body of a refund response: what this request refunded (`refunds`, `chargeIds`,
+ * `amountMinor`) and what had been refunded before (`earlier`). `alreadyRefunded` is true
+ * when nothing was left to refund.
+ */
+function refundView(orderId: string, refunds: Refund[], earlier: Refund[]) {
+  return {
+    orderId,
+    refunds,
+    chargeIds: refunds.map((r) => r.chargeId),
+    amountMinor: refunds.reduce((sum, r) => sum + r.amountMinor, 0),
+    earlier,
+    alreadyRefunded: refunds.length === 0,
+  };
 }
 
 /** Routes of the payment API; returns false when the path is not a payment path. */

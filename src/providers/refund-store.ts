@@ -32,7 +32,10 @@ function toRefund(r: RefundRow): Refund {
   };
 }
 
-/** Inserts a full refund in the caller's transaction; unique on key and on charge. */
+/**
+ * Inserts a full refund in the caller's transaction; unique on charge (a charge is refunded
+ * once) and on (key, charge) (one request may refund several charges of an order).
+ */
 export async function insertRefund(
   client: pg.PoolClient,
   input: Omit<Refund, 'id' | 'createdAt'>,

@@ -1,5 +1,6 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
+import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
 import { runLimited } from '../kafka-bridge/run-limited';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
@@ -49,6 +50,24 @@ export async function readLedgerEntries(
     }));
   } catch (err) {
     throw new ReconcileSourceError(`the ledger (${schema}.processed_events)`, err);
+  }
+}
+
+/**
+ * Order claims of orders whose ID starts with `prefix` ('' = all): each order's OWNER, the run
+ * whose outcome says what happened to the order (the same owner the cancellation workflow and
+ * `orders cancel` use, through src/db/order-claim-store.ts). Other runs of the order ended as
+ * duplicates or order conflicts and acted on nothing.
+ */
+export async function readOrderClaims(
+  pool: pg.Pool,
+  schema: string,
+  prefix: string,
+): Promise<OrderClaim[]> {
+  try {
+    return await listOrderClaims(pool, { schema, prefix });
+  } catch (err) {
+    throw new ReconcileSourceError(`order claims (${schema}.order_claims)`, err);
   }
 }
 

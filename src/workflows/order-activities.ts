@@ -14,7 +14,10 @@ const BUG_FAILURES = ['IdempotencyKeyReused', 'ProviderRequestRejected'];
  * backoff) because a database that stays down needs an operator, not more attempts.
  */
 export const ownDb = proxyActivities<
-  Pick<Activities, 'reserveInventory' | 'releaseInventory' | 'findOrderWorkflow'>
+  Pick<
+    Activities,
+    'reserveInventory' | 'releaseInventory' | 'claimCancelledOrder' | 'findOrderWorkflow'
+  >
 >({
   startToCloseTimeout: '10 seconds',
   retry: {
@@ -61,9 +64,14 @@ export const orderActivities = {
       { summary: `release ${input.reservationKey} · ${input.key}` },
       [input],
     ),
+  claimCancelled: (input: Input<'claimCancelledOrder'>) =>
+    ownDb.claimCancelledOrder.executeWithOptions(
+      { summary: `claim cancelled order ${input.orderId} for ${input.workflowId}` },
+      [input],
+    ),
   findOrderWorkflow: (input: Input<'findOrderWorkflow'>) =>
     ownDb.findOrderWorkflow.executeWithOptions(
-      { summary: `find the run of order ${input.orderId}` },
+      { summary: `find the owner of order ${input.orderId}` },
       [input],
     ),
   charge: (input: Input<'chargePayment'>) =>

@@ -1,6 +1,7 @@
 // Signals, queries, status types and key derivation of the order workflows. Pure: imported by
 // workflow code, by clients (tests, ops CLI) and by the cancellation workflow.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { sha256Hex, utf8Bytes } from '../util/sha256';
 
 /** Steps whose completion is a recovery point; each has its own idempotency key. */
 export type StepName = 'reserve' | 'charge' | 'email' | 'refund' | 'release';
@@ -16,9 +17,18 @@ export type OrderStep =
   | 'declined'
   | 'needs_attention'
   | 'compensating'
-  | 'cancelled';
+  | 'cancelled'
+  /** Another run owns this order with the same payload: this run did nothing. */
+  | 'duplicate'
+  /** Another run owns this order with a different payload: this run did nothing. */
+  | 'order_conflict';
 
-export type OrderOutcome = 'completed' | 'rejected' | 'declined' | 'cancelled';
+/**
+ * How a run ended. `duplicate`: another workflow already owns the order (its claim) with the
+ * same payload fingerprint; `order-conflict`: it owns it with a different one. Neither acted.
+ */
+export type OrderOutcome =
+  'completed' | 'rejected' | 'declined' | 'cancelled' | 'duplicate' | 'order-conflict';
 
 export interface RecoveryPoint {
   step: StepName;
@@ -38,6 +48,11 @@ export interface OrderStatus {
   parked?: { step: StepName; error: string; since: string };
   cancellation?: { reason: string; requestedAt: string };
   chargeId?: string;
+  /**
+   * Set when another run owns the order (outcome duplicate or order-conflict): the owner's
+   * workflow ID and payload fingerprint, and this run's fingerprint.
+   */
+  owner?: { workflowId: string; fingerprint: string; runFingerprint: string };
 }
 
 export interface OrderResult {
@@ -46,6 +61,12 @@ export interface OrderResult {
   chargeId?: string;
   /** Why a rejected or declined order ended so. */
   reason?: string;
+  /** duplicate / order-conflict: the workflow ID of the run that owns the order. */
+  owner?: string;
+  /** order-conflict: the owner's payload fingerprint. */
+  ownerFingerprint?: string;
+  /** order-conflict: this run's payload fingerprint. */
+  fingerprint?: string;
 }
 
 export interface CancelOrderRequest {
@@ -60,19 +81,45 @@ export const retryStepSignal = defineSignal<[]>('retryStep');
 export const resolveStepSignal = defineSignal<[]>('resolveStep');
 export const orderStatusQuery = defineQuery<OrderStatus>('orderStatus');
 
+/** Longest idempotency key we send: Stripe's limit, and the sandbox provider's. */
+export const MAX_KEY_LENGTH = 255;
+
 /**
- * The idempotency key of a step: `<workflowId>:<step>`. Derived, never random or
- * time-based, so it is the same across retries, worker crashes, resets, and for the
- * cancellation workflow compensating a closed order.
+ * Characters an order ID keeps in a key: printable ASCII except `%`, which escapes everything
+ * else (space, control characters, non-ASCII as UTF-8 bytes). The key travels in an HTTP
+ * header, where only ASCII is safe, and the escaping keeps distinct order IDs distinct.
  */
-export function stepKey(workflowId: string, step: StepName): string {
-  return `${workflowId}:${step}`;
+function escapeKeyPart(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f && ch !== '%') out += ch;
+    else for (const b of utf8Bytes(ch)) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
 }
 
-export function stepKeys(workflowId: string): Record<StepName, string> {
+/**
+ * The idempotency key of a step: `order:<orderId>:<step>`. Derived from the business intent
+ * (the order and the step), never from the workflow ID, so a second workflow for the same
+ * order (a producer re-send under a fresh identity) would hit the same keys even if it got
+ * past the order claim; never random or time-based, so retries, worker crashes, resets and
+ * the cancellation workflow all use the same key. At most MAX_KEY_LENGTH ASCII characters
+ * whatever the order ID: a longer one keeps a readable head and ends with `~` and 32 hex
+ * digits of the SHA-256 of the order ID. Pure (workflow code derives keys).
+ */
+export function stepKey(orderId: string, step: StepName): string {
+  const escaped = escapeKeyPart(orderId);
+  const full = `order:${escaped}:${step}`;
+  if (full.length <= MAX_KEY_LENGTH) return full;
+  const hash = sha256Hex(orderId).slice(0, 32);
+  const room = MAX_KEY_LENGTH - `order:~${hash}:${step}`.length;
+  // Never cut an escape (`%C3`) in half: the head stays valid, readable text.
+  const head = escaped.slice(0, room).replace(/%[0-9A-F]?$/, '');
+  return `order:${head}~${hash}:${step}`;
+}
+
+export function stepKeys(orderId: string): Record<StepName, string> {
   const steps: StepName[] = ['reserve', 'charge', 'email', 'refund', 'release'];
-  return Object.fromEntries(steps.map((s) => [s, stepKey(workflowId, s)])) as Record<
-    StepName,
-    string
-  >;
+  return Object.fromEntries(steps.map((s) => [s, stepKey(orderId, s)])) as Record<StepName, string>;
 }

@@ -13,6 +13,15 @@ export function currentDetailsOf(status: OrderStatus): string {
       `**key** \`${status.keys[status.parked.step]}\``,
     );
   }
+  if (status.owner) {
+    const conflict = status.outcome === 'order-conflict';
+    lines.push(
+      `**owner** order ${status.orderId} belongs to workflow \`${status.owner.workflowId}\`` +
+        (conflict
+          ? ` with payload fingerprint \`${status.owner.fingerprint}\`; this run's is \`${status.owner.runFingerprint}\`: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
+          : ' with the same payload: this run is a duplicate and did nothing'),
+    );
+  }
   if (status.cancellation) lines.push(`**cancellation** ${status.cancellation.reason}`);
   if (status.outcome) lines.push(`**outcome** ${status.outcome}`);
   const points = status.recoveryPoints.map((p) => `${p.step} (${p.how})`).join(', ');

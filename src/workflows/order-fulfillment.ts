@@ -2,11 +2,13 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
+  getExternalWorkflowHandle,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { ClaimVerdict } from '../db/order-claim-store';
 import type { OrderPlacedData } from '../events/order-events';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
@@ -42,11 +44,14 @@ function describeFailure(err: unknown): string {
 }
 
 /**
- * OrderPlaced → reserve inventory → charge → confirmation email, as a saga. Every activity
- * carries `<workflowId>:<step>` as its idempotency key. A step that runs out of its retry
+ * OrderPlaced → reserve inventory → charge → confirmation email, as a saga. The reserve step
+ * also claims the order: a run that finds another run owning it ends `duplicate` (same
+ * payload) or `order-conflict` (different payload) and acts on nothing. Every activity
+ * carries `order:<orderId>:<step>` as its idempotency key. A step that runs out of its retry
  * budget parks the order in needs_attention until an operator signals retry, resolve or
  * cancel. A cancellation (signal) compensates at the next step boundary: release if only
- * reserved; refund and release if charged (or if the charge's outcome is unknown).
+ * reserved; refund and release if charged (or if the charge's outcome is unknown); a run
+ * that does not own the order passes the cancellation on to the owner.
  */
 export async function orderFulfillment(
   input: EventWorkflowInput<OrderPlacedData>,
@@ -57,8 +62,9 @@ export async function orderFulfillment(
     orderId: order.orderId,
     step: 'received',
     recoveryPoints: [],
-    keys: stepKeys(workflowId),
+    keys: stepKeys(order.orderId),
   };
+  const fingerprint = input.event.fingerprint;
   const effects: Record<'reserve' | 'charge', Effect> = { reserve: 'none', charge: 'none' };
   let operatorAction: 'retry' | 'resolve' | undefined;
   let compensating = false;
@@ -127,19 +133,83 @@ export async function orderFulfillment(
     return { orderId: order.orderId, chargeId: status.chargeId, ...result };
   };
 
+  /**
+   * Another run owns the order: end without acting. A cancellation this run received is
+   * the order's, so it goes to the owner; if the owner has closed, this run compensates on
+   * its behalf with the order's keys (acting once whoever asks).
+   */
+  async function endAsNotOwner(verdict: Exclude<ClaimVerdict, { kind: 'owner' }>) {
+    const owner = verdict.claim;
+    status.owner = {
+      workflowId: owner.workflowId,
+      fingerprint: owner.fingerprint,
+      runFingerprint: fingerprint,
+    };
+    if (status.cancellation) {
+      compensating = true;
+      try {
+        await getExternalWorkflowHandle(owner.workflowId).signal(cancelOrderSignal, {
+          reason: status.cancellation.reason,
+        });
+      } catch {
+        await runStep('refund', 'compensating', () =>
+          orderActivities.refund({ key: status.keys.refund, orderId: order.orderId }),
+        );
+        await runStep('release', 'compensating', () =>
+          orderActivities.release({
+            key: status.keys.release,
+            reservationKey: status.keys.reserve,
+            ownerWorkflowId: owner.workflowId,
+          }),
+        );
+      }
+    }
+    if (verdict.kind === 'duplicate') {
+      return finish('duplicate', {
+        outcome: 'duplicate',
+        owner: owner.workflowId,
+        reason: `order ${order.orderId} is owned by workflow ${owner.workflowId} (same payload)`,
+      });
+    }
+    return finish('order_conflict', {
+      outcome: 'order-conflict',
+      owner: owner.workflowId,
+      ownerFingerprint: owner.fingerprint,
+      fingerprint,
+      reason: `order ${order.orderId} is owned by workflow ${owner.workflowId} with payload fingerprint ${owner.fingerprint}; this payload's fingerprint is ${fingerprint}`,
+    });
+  }
+
   /** Undoes what was done (or may have been done), each compensation once, with its own key. */
   async function compensate(): Promise<OrderResult> {
     compensating = true;
+    if (effects.reserve !== 'done') {
+      // Cancelled before this run knew it owned the order. Settle that through the claim:
+      // claim it as cancelled (so a re-send cannot act on a cancelled order), or learn the
+      // owner and hand the cancellation over. The claim is part of the reserve step.
+      const settled = await runStep('reserve', 'compensating', () =>
+        orderActivities.claimCancelled({ orderId: order.orderId, workflowId, fingerprint }),
+      );
+      if (settled.kind === 'done' && settled.value.kind !== 'owner') {
+        effects.reserve = 'none';
+        return endAsNotOwner(settled.value);
+      }
+    }
     if (effects.charge !== 'none') {
       // Always by order (never by charge ID): the cancellation workflow sends the same request
-      // under the same key, so whichever path runs first, the provider refunds once.
+      // under the same key, so whichever path runs first, the provider refunds once, and every
+      // charge the order has is refunded.
       await runStep('refund', 'compensating', () =>
         orderActivities.refund({ key: status.keys.refund, orderId: order.orderId }),
       );
     }
     if (effects.reserve !== 'none') {
       await runStep('release', 'compensating', () =>
-        orderActivities.release({ key: status.keys.release, reservationKey: status.keys.reserve }),
+        orderActivities.release({
+          key: status.keys.release,
+          reservationKey: status.keys.reserve,
+          ownerWorkflowId: workflowId,
+        }),
       );
     }
     return finish('cancelled', { outcome: 'cancelled', reason: status.cancellation?.reason });
@@ -155,9 +225,22 @@ export async function orderFulfillment(
         key: status.keys.reserve,
         orderId: order.orderId,
         items: order.items.map((l) => ({ sku: l.sku, quantity: l.quantity })),
+        workflowId,
+        fingerprint,
       }),
     );
     if (reserved.kind === 'cancelled') return compensate();
+    // Compared positively: a result without a verdict (recorded before claims existed) is
+    // the owner's, so older histories still replay.
+    const result = reserved.kind === 'done' ? reserved.value : undefined;
+    if (result?.verdict === 'duplicate' || result?.verdict === 'order-conflict') {
+      effects.reserve = 'none';
+      return endAsNotOwner(
+        result.verdict === 'duplicate'
+          ? { kind: 'duplicate', claim: result.owner }
+          : { kind: 'order-conflict', claim: result.owner, fingerprint },
+      );
+    }
   } catch (err) {
     effects.reserve = 'none';
     return finish('rejected', { outcome: 'rejected', reason: describeFailure(err) });
@@ -183,7 +266,11 @@ export async function orderFulfillment(
     effects.charge = 'none';
     compensating = true;
     await runStep('release', 'compensating', () =>
-      orderActivities.release({ key: status.keys.release, reservationKey: status.keys.reserve }),
+      orderActivities.release({
+        key: status.keys.release,
+        reservationKey: status.keys.reserve,
+        ownerWorkflowId: workflowId,
+      }),
     );
     return finish('declined', { outcome: 'declined', reason: describeFailure(err) });
   }

@@ -48,9 +48,9 @@ describe('sandbox provider pieces (pure)', () => {
     assert.equal(isDeclined({ customerId: 'cus_declined' }), false);
   });
 
-  it('derives step keys from the workflow ID only', () => {
-    assert.equal(stepKey('OrderPlaced:o-1@1', 'charge'), 'OrderPlaced:o-1@1:charge');
-    assert.deepEqual(stepKeys('w'), stepKeys('w'));
-    assert.equal(stepKeys('w').release, 'w:release');
+  it('derives step keys from the order ID only', () => {
+    assert.equal(stepKey('o-1', 'charge'), 'order:o-1:charge');
+    assert.deepEqual(stepKeys('o'), stepKeys('o'));
+    assert.equal(stepKeys('o').release, 'order:o:release');
   });
 });

@@ -1,6 +1,8 @@
 import { createLedger } from './0001-create-ledger';
 import { createProviderSandbox } from './0002-create-provider-sandbox';
 import { createInventory } from './0003-create-inventory';
+import { createOrderClaims } from './0004-create-order-claims';
+import { refundEveryCharge } from './0005-refund-every-charge';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -10,4 +12,6 @@ export const migrations: readonly Migration[] = [
   createLedger,
   createProviderSandbox,
   createInventory,
+  createOrderClaims,
+  refundEveryCharge,
 ];

@@ -74,11 +74,11 @@ describe('ops CLI: orders (real Temporal, worker and providers)', function () {
     assert.equal(shown.status, 'RUNNING');
     assert.equal(shown.step, 'needs_attention');
     assert.equal(shown.parked.step, 'email');
-    assert.equal(shown.keys.charge, `${handle.workflowId}:charge`);
+    assert.equal(shown.keys.charge, `order:${order.orderId}:charge`);
     assert.equal(shown.providerLedger.charges.length, 1);
     assert.equal(shown.providerLedger.emails.length, 0);
     assert.equal(shown.reservation.status, 'reserved');
-    assert.equal(shown.reservation.key, `${handle.workflowId}:reserve`);
+    assert.equal(shown.reservation.key, `order:${order.orderId}:reserve`);
     assert.ok(shown.uiUrl.includes(encodeURIComponent(handle.workflowId)), shown.uiUrl);
 
     const human = await runOps(['orders', 'show', order.orderId], cliEnv);

@@ -133,7 +133,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
       await page.waitForURL(/\/workflows\/.+/);
       await page.getByText('Search Attributes', { exact: true }).first().waitFor();
       // The timeline names each activity by its summary: the failing email step and its key.
-      await page.getByText(`${workflowId}:email`).first().waitFor({ timeout: 30_000 });
+      await page.getByText(`order:${orderId}:email`).first().waitFor({ timeout: 30_000 });
       await page.screenshot({
         path: resolve(ARTIFACTS, 'web-ui-parked-order.png'),
         fullPage: true,

@@ -1,10 +1,19 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { createInventoryActivities } from '../../../src/activities/inventory';
+import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/db/order-claim-store';
+import type { ReserveResult, ReservedResult } from '../../../src/inventory/inventory-service';
+import { readOrderClaims } from '../../../src/reconcile/sources';
 import { readStock, setStock } from '../../../src/inventory/stock-store';
 import { findReservation } from '../../../src/inventory/reservation-store';
 import { uniqueName } from '../../support/services';
 import { createTestDatabase, type TestDatabase } from '../../support/providers';
+
+/** The result of a reservation the caller owns; fails the test on any other verdict. */
+function owned(result: ReserveResult): ReservedResult {
+  assert.equal(result.verdict, 'owner', JSON.stringify(result));
+  return result as ReservedResult;
+}
 
 describe('inventory activities (real Postgres)', () => {
   let db: TestDatabase;
@@ -22,16 +31,16 @@ describe('inventory activities (real Postgres)', () => {
     const sku = uniqueName('sku');
     await setStock(db.pool, sku, 5);
     const key = uniqueName('wf') + ':reserve';
-    const first = await inventory.reserveInventory({
+    const orderId = uniqueName('o1');
+    const ask = {
       key,
-      orderId: 'o1',
+      orderId,
       items: [{ sku, quantity: 2 }],
-    });
-    const again = await inventory.reserveInventory({
-      key,
-      orderId: 'o1',
-      items: [{ sku, quantity: 2 }],
-    });
+      workflowId: 'wf-1',
+      fingerprint: 'f',
+    };
+    const first = owned(await inventory.reserveInventory(ask));
+    const again = owned(await inventory.reserveInventory(ask));
     assert.equal(first.repeated, false);
     assert.equal(again.repeated, true);
     assert.deepEqual(again.items, first.items);
@@ -46,7 +55,9 @@ describe('inventory activities (real Postgres)', () => {
     const err = await inventory
       .reserveInventory({
         key,
-        orderId: 'o2',
+        orderId: uniqueName('o2'),
+        workflowId: 'wf-2',
+        fingerprint: 'f',
         items: [
           { sku: a, quantity: 1 },
           { sku: b, quantity: 2 },
@@ -72,8 +83,10 @@ describe('inventory activities (real Postgres)', () => {
         ['a', 'b'].map((who) =>
           inventory.reserveInventory({
             key: uniqueName(`wf-${who}`) + ':reserve',
-            orderId: who,
+            orderId: uniqueName(who),
             items: [{ sku, quantity: 1 }],
+            workflowId: `wf-${who}`,
+            fingerprint: 'f',
           }),
         ),
       );
@@ -92,8 +105,10 @@ describe('inventory activities (real Postgres)', () => {
     const reservationKey = `${wf}:reserve`;
     await inventory.reserveInventory({
       key: reservationKey,
-      orderId: 'o3',
+      orderId: uniqueName('o3'),
       items: [{ sku, quantity: 3 }],
+      workflowId: wf,
+      fingerprint: 'f',
     });
     const results = await Promise.all([
       inventory.releaseInventory({ key: `${wf}:release`, reservationKey }),
@@ -104,5 +119,80 @@ describe('inventory activities (real Postgres)', () => {
     assert.equal(await readStock(db.pool, sku), 4, 'stock restored exactly once');
     const none = await inventory.releaseInventory({ key: 'x', reservationKey: 'missing' });
     assert.deepEqual(none, { released: false, repeated: false });
+  });
+
+  it('claims the order with the reservation: owner repeats, duplicates and conflicts act on nothing', async () => {
+    const sku = uniqueName('sku');
+    await setStock(db.pool, sku, 10);
+    const orderId = uniqueName('claimed');
+    const ask = (workflowId: string, fingerprint: string) =>
+      inventory.reserveInventory({
+        key: `order:${orderId}:reserve`,
+        orderId,
+        items: [{ sku, quantity: 2 }],
+        workflowId,
+        fingerprint,
+      });
+    owned(await ask('wf-owner', 'fp-a'));
+    // The owner asking again (activity retry, replay, worker crash) is still the owner.
+    assert.equal(owned(await ask('wf-owner', 'fp-a')).repeated, true);
+    const duplicate = await ask('wf-resend', 'fp-a');
+    assert.ok(duplicate.verdict === 'duplicate', JSON.stringify(duplicate));
+    assert.equal(duplicate.owner.workflowId, 'wf-owner');
+    const conflict = await ask('wf-other', 'fp-b');
+    assert.ok(conflict.verdict === 'order-conflict', JSON.stringify(conflict));
+    assert.equal(conflict.owner.fingerprint, 'fp-a');
+    assert.equal(await readStock(db.pool, sku), 8, 'stock taken once');
+    const claim = await findOrderClaim(db.pool, orderId);
+    assert.equal(claim?.workflowId, 'wf-owner');
+    assert.deepEqual(await findOrderOwner(db.pool, orderId), {
+      workflowId: 'wf-owner',
+      foundBy: 'claim',
+      claim,
+    });
+    const listed = await listOrderClaims(db.pool, { prefix: orderId, schema: db.schema });
+    assert.deepEqual(listed, [claim]);
+    assert.deepEqual(await readOrderClaims(db.pool, db.schema, orderId), [claim], 'reconcile');
+    // A run that does not own the order cannot release the owner's reservation.
+    const refused = await inventory.releaseInventory({
+      key: `order:${orderId}:release`,
+      reservationKey: `order:${orderId}:reserve`,
+      ownerWorkflowId: 'wf-resend',
+    });
+    assert.deepEqual(refused, { released: false, repeated: false, notOwner: 'wf-owner' });
+    assert.equal(await readStock(db.pool, sku), 8);
+  });
+
+  it('out of stock rolls the claim back; racing claimers get one owner', async () => {
+    const sku = uniqueName('sku');
+    await setStock(db.pool, sku, 1);
+    const rejected = uniqueName('rejected');
+    await inventory
+      .reserveInventory({
+        key: `order:${rejected}:reserve`,
+        orderId: rejected,
+        items: [{ sku, quantity: 5 }],
+        workflowId: 'wf-r',
+        fingerprint: 'f',
+      })
+      .catch(() => undefined);
+    assert.equal(await findOrderClaim(db.pool, rejected), undefined, 'no claim for a rejection');
+
+    await setStock(db.pool, sku, 100);
+    const orderId = uniqueName('raced');
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        inventory.reserveInventory({
+          key: `order:${orderId}:reserve`,
+          orderId,
+          items: [{ sku, quantity: 1 }],
+          workflowId: `wf-${i}`,
+          fingerprint: 'f',
+        }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.verdict === 'owner').length, 1);
+    assert.equal(results.filter((r) => r.verdict === 'duplicate').length, 5);
+    assert.equal(await readStock(db.pool, sku), 99);
   });
 });

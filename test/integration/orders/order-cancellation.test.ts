@@ -63,7 +63,7 @@ describe('order cancellation on a real Temporal server', () => {
     assert.equal(ledger.charges.length, 1);
     assert.equal(ledger.refunds.length, 1);
     assert.equal(ledger.refunds[0]!.amountMinor, ledger.charges[0]!.amountMinor, 'net charge 0');
-    assert.equal(ledger.refunds[0]!.idempotencyKey, `${handle.workflowId}:refund`);
+    assert.equal(ledger.refunds[0]!.idempotencyKey, `order:${order.orderId}:refund`);
     assert.equal(await env.stockOf(sku), 6);
     const status = await env.status(handle);
     assert.equal(status.step, 'cancelled');
@@ -82,7 +82,7 @@ describe('order cancellation on a real Temporal server', () => {
     const ledger = await env.ledger(order.orderId);
     assert.equal(ledger.charges.length, 1);
     assert.equal(ledger.refunds.length, 1);
-    assert.equal(ledger.refunds[0]!.idempotencyKey, `${handle.workflowId}:refund`);
+    assert.equal(ledger.refunds[0]!.idempotencyKey, `order:${order.orderId}:refund`);
     assert.equal(await env.stockOf(sku), 6);
   });
 

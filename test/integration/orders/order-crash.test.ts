@@ -40,7 +40,7 @@ describe('crash recovery with real worker processes', () => {
     assert.equal(result.outcome, 'completed');
     const ledger = await env.ledger(order.orderId);
     assert.equal(ledger.charges.length, 1, 'one charge for the key');
-    assert.equal(ledger.charges[0]!.idempotencyKey, `${handle.workflowId}:charge`);
+    assert.equal(ledger.charges[0]!.idempotencyKey, `order:${order.orderId}:charge`);
     assert.equal(result.chargeId, ledger.charges[0]!.id);
     assert.equal(ledger.emails.length, 1, 'one email');
     assert.equal(await env.stockOf(sku), 2, 'stock decremented once');

@@ -20,9 +20,9 @@ describe('orderFulfillment on a real Temporal server', () => {
     const ledger = await env.ledger(order.orderId);
     assert.equal(ledger.charges.length, 1);
     assert.equal(ledger.charges[0]!.amountMinor, order.totalMinor);
-    assert.equal(ledger.charges[0]!.idempotencyKey, `${handle.workflowId}:charge`);
+    assert.equal(ledger.charges[0]!.idempotencyKey, `order:${order.orderId}:charge`);
     assert.equal(ledger.emails.length, 1);
-    assert.equal(ledger.emails[0]!.idempotencyKey, `${handle.workflowId}:email`);
+    assert.equal(ledger.emails[0]!.idempotencyKey, `order:${order.orderId}:email`);
     assert.equal(ledger.refunds.length, 0);
     assert.equal(await env.stockOf(sku), 8);
     const status = await env.status(handle);
@@ -32,7 +32,7 @@ describe('orderFulfillment on a real Temporal server', () => {
       ['reserve', 'charge', 'email'],
     );
     assert.ok(status.recoveryPoints.every((p) => !Number.isNaN(Date.parse(p.at))));
-    assert.equal(status.keys.reserve, `${handle.workflowId}:reserve`);
+    assert.equal(status.keys.reserve, `order:${order.orderId}:reserve`);
     const described = await handle.describe();
     assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep), 'completed');
     assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId), order.orderId);

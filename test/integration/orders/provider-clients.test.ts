@@ -89,10 +89,16 @@ describe('provider clients used by the activities (real sandbox over HTTP)', () 
     const refund = await payments.refundPayment({ key: uniqueName('k'), orderId });
     assert.equal(refund.refunded, true);
     assert.equal(refund.amountMinor, 500);
+    assert.deepEqual(refund.chargeIds, [chargeId]);
     const byCharge = await payments.refundPayment({ key: uniqueName('k'), orderId, chargeId });
-    assert.equal(byCharge.refundId, refund.refundId);
+    assert.deepEqual(byCharge.chargeIds, [], 'nothing refunded twice');
+    assert.deepEqual(byCharge.alreadyRefundedChargeIds, [chargeId]);
     assert.deepEqual(await payments.refundPayment({ key: uniqueName('k'), orderId: 'none' }), {
       refunded: false,
+      chargeIds: [],
+      refundIds: [],
+      amountMinor: 0,
+      alreadyRefundedChargeIds: [],
     });
   });
 

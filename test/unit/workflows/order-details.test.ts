@@ -6,7 +6,7 @@ const base = (): OrderStatus => ({
   orderId: 'o-1',
   step: 'charging',
   recoveryPoints: [{ step: 'reserve', at: '2026-11-22T00:00:00.000Z', how: 'done' }],
-  keys: stepKeys('OrderPlaced:o-1@1'),
+  keys: stepKeys('o-1'),
 });
 
 describe('order current details (Web UI)', () => {
@@ -33,6 +33,24 @@ describe('order current details (Web UI)', () => {
     assert.match(text, /retryStep/);
     assert.match(text, /resolveStep/);
     assert.match(text, /cancelOrder/);
-    assert.match(text, /OrderPlaced:o-1@1:charge/);
+    assert.match(text, /order:o-1:charge/);
+  });
+
+  it('for a duplicate or an order conflict, names the owning run (and both fingerprints)', () => {
+    const duplicate = currentDetailsOf({
+      ...base(),
+      step: 'duplicate',
+      outcome: 'duplicate',
+      owner: { workflowId: 'OrderPlaced:o-1@1', fingerprint: 'fp-a', runFingerprint: 'fp-b' },
+    });
+    assert.match(duplicate, /owner.*OrderPlaced:o-1@1.*same payload/);
+    const conflict = currentDetailsOf({
+      ...base(),
+      step: 'order_conflict',
+      outcome: 'order-conflict',
+      owner: { workflowId: 'OrderPlaced:o-1@1', fingerprint: 'fp-a', runFingerprint: 'fp-b' },
+    });
+    assert.match(conflict, /fp-a.*fp-b/);
+    assert.match(conflict, /order conflict/);
   });
 });
