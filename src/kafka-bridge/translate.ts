@@ -131,6 +131,13 @@ export function translateMessage(
     };
   }
   const data = validated.data;
+  const problem = route.checkEvent?.(envelope, data as never);
+  if (problem !== undefined)
+    return {
+      kind: 'poison',
+      reason: 'validation-failed',
+      error: `${envelope.eventType}: ${problem}`,
+    };
 
   let print: string;
   try {
