@@ -182,7 +182,10 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     );
     planted.add(orderId);
     const report = await reconcile();
-    assert.deepEqual(about(report, orderId), ['multiple-net-charges', 'charge-amount-mismatch']);
+    assert.deepEqual(about(report, orderId), [
+      'multiple-effects-per-order',
+      'charge-amount-mismatch',
+    ]);
     assert.deepEqual(unplanned(report), []);
     assert.equal(report.clean, false);
   });
@@ -249,6 +252,6 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     assert.equal(json.clean, false);
     assert.equal(json.counts['event-without-workflow'], 1);
     assert.equal(json.counts['refund-missing'], 1);
-    assert.equal(json.counts['multiple-net-charges'], 1);
+    assert.equal(json.counts['multiple-effects-per-order'], 1);
   });
 });
