@@ -120,10 +120,17 @@ function classifyOrder(
   // Effects of an order still in flight are not final; only stuck-order judges those.
   if (context.workflows.some((w) => w.status === 'RUNNING')) return;
   const orderRuns = context.workflows.filter((w) => w.type === ORDER_WORKFLOW);
-  const owners = orderRuns.filter((w) => !NOT_OWNER_STEPS.has(w.step ?? ''));
+  // The run whose outcome is the order's: not one that found the order owned, and not a
+  // rejected one (out of stock: it reserved nothing, so another run may have taken the order
+  // after it) when another run acted; among equals, the first placement's.
   const first = context.placed[0];
+  const owners = orderRuns.filter((w) => !NOT_OWNER_STEPS.has(w.step ?? ''));
+  const acted = owners.filter((w) => w.step !== 'rejected');
+  const candidates = acted.length > 0 ? acted : owners;
   const run =
-    owners.find((w) => w.workflowId === first?.workflowId) ?? owners.at(0) ?? orderRuns.at(0);
+    candidates.find((w) => w.workflowId === first?.workflowId) ??
+    candidates.at(0) ??
+    orderRuns.at(0);
   const outcome = run?.step;
   const cancelled = context.cancelledByEvent || outcome === 'cancelled';
   const effects = facts.effects.get(orderId) ?? { charges: [], refunds: [], emails: [] };

@@ -287,6 +287,14 @@ describe('reconcile: one order, one set of effects (whatever the producer re-sen
     assert.deepEqual(classesOf(facts), ['charge-amount-mismatch o1']);
   });
 
+  it('judges the run that acted when the first placement was rejected and a resend took the order', () => {
+    const facts = resentFacts('fresh-id');
+    facts.workflows.find((w) => w.workflowId === 'OrderPlaced:o1@1')!.step = 'rejected';
+    facts.workflows.at(-1)!.step = 'completed';
+    facts.reservations[0] = { key: 'order:o1:reserve', orderId: 'o1', status: 'reserved' };
+    assert.deepEqual(classify(facts), []);
+  });
+
   it('finds every effect doubled across keys and runs of one order, in one discrepancy', () => {
     const facts = resentFacts('version-bump');
     // Both runs acted (no claim), each under its own keys: the old per-workflow key format
