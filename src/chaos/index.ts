@@ -15,14 +15,12 @@ import { CHAOS_USAGE, ChaosUsageError, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
-import { publishSpread, startSampler, waitForQuiescence } from './observe';
+import { countSecondRuns, publishSpread, startSampler, waitForQuiescence } from './observe';
 import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
+import { CHAOS_STREAM_MIX, describeStreamLine, describeStreamRows } from './stream-mix';
 
 const ROOT = resolve(__dirname, '..', '..');
-
-/** Orders whose cancellation overtakes their placement (a stale version per such order). */
-const CHAOS_STALE_RATE = 0.02;
 
 /** Faults per kind, for the summary (scheduled) and the report (injected). */
 function countByKind(faults: { kind: string }[]): Record<string, number> {
@@ -41,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
   const args = parseChaosArgs(argv);
   const json = args.json;
   const say = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
-  const scenario = buildScenario(args.orders, args.seed, { staleRate: CHAOS_STALE_RATE });
+  const scenario = buildScenario(args.orders, args.seed, CHAOS_STREAM_MIX);
   const id = scenario.run.replace(/^demo/, '');
   const run = `chaos_${id}`;
   // Per-run names, so a chaos run never mixes with another run, a demo or a test.
@@ -100,11 +98,10 @@ async function main(argv: string[]): Promise<number> {
       publishSpread(kafka, topic, records, args.durationMs * 0.6, startedAt),
     ]);
     await clearProviderFaults(ctx);
-    say(
-      `published ${records.length} messages (${counts.duplicates} redeliveries, ${counts.reemits} re-emits, ${counts.conflicts} conflicts, ${counts.stale} stale, ${counts.poison} poison)`,
-    );
+    say(describeStreamLine(scenario.stream));
 
-    const expected = counts.orders + counts.cancels;
+    // Resent orders start a second workflow each, which must end `duplicate` without effects.
+    const expected = scenario.stream.expectedWorkflows;
     const progress = createProgress('workflows finished', expected);
     const retried = await waitForQuiescence(
       client,
@@ -115,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
     );
     progress.finish();
     sampler.stop();
+    const secondRuns = await countSecondRuns(client, scenario.prefix);
 
     const report = await runReconcile(
       { kafka, client, pool },
@@ -148,15 +146,13 @@ async function main(argv: string[]): Promise<number> {
       invariants,
       read: describeRead(report.read),
       faultCounts: [...faultCounts],
-      streamDefects: [
-        ['messages', records.length],
-        ['orders placed (fulfilled or declined)', counts.orders],
-        ['cancellations', counts.cancels],
-        ['redeliveries (same event)', counts.duplicates],
-        ['re-emits (same version, new event ID)', counts.reemits],
-        ['identity conflicts', counts.conflicts],
-        ['stale versions (placement after cancellation)', counts.stale],
-        ['poison', counts.poison],
+      streamDefects: describeStreamRows(scenario.stream),
+      secondRuns: [
+        [
+          `ended duplicate (of ${counts.resends} resends + ${counts.versionBumps} version bumps)`,
+          secondRuns.duplicate,
+        ],
+        ['ended order-conflict', secondRuns.orderConflict],
       ],
       exitCode,
     });
@@ -166,6 +162,9 @@ async function main(argv: string[]): Promise<number> {
     say(`  reconcile ${describeRead(report.read)}`);
     for (const d of report.discrepancies.slice(0, 20))
       say(`    ${d.class} ${d.subject}: ${d.detail}`);
+    say(
+      `second runs of an order: ${secondRuns.duplicate} ended duplicate (${counts.resends + counts.versionBumps} resent), ${secondRuns.orderConflict} ended order-conflict`,
+    );
     say(`faults: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
     for (const e of fleet.unexpectedExits) say(`  unexpected: ${e}`);
     say(
@@ -181,6 +180,8 @@ async function main(argv: string[]): Promise<number> {
         seed: args.seed,
         orders: args.orders,
         stream: counts,
+        expectedWorkflows: expected,
+        secondRuns,
         violations,
         invariants: Object.fromEntries(invariants),
         faults: Object.fromEntries(faultCounts),

@@ -91,3 +91,19 @@ export async function waitForQuiescence(
   );
   return retried;
 }
+
+/**
+ * Workflows of the run that found their order owned by another run, by how they ended
+ * (OrderStep `duplicate`: same payload, nothing done; `order_conflict`: different payload).
+ */
+export async function countSecondRuns(
+  client: Client,
+  prefix: string,
+): Promise<{ duplicate: number; orderConflict: number }> {
+  const base = `OrderId STARTS_WITH '${prefix}'`;
+  const [duplicate, orderConflict] = await Promise.all([
+    client.workflow.count(`${base} AND OrderStep = 'duplicate'`),
+    client.workflow.count(`${base} AND OrderStep = 'order_conflict'`),
+  ]);
+  return { duplicate: duplicate.count, orderConflict: orderConflict.count };
+}

@@ -31,6 +31,8 @@ export interface ChaosReportData {
   faultCounts: [string, number][];
   /** What the published stream held besides clean events (redeliveries, stale versions…). */
   streamDefects: [string, number][];
+  /** How the second workflows of resent orders ended (OrderStep counts). */
+  secondRuns: [string, number][];
   exitCode: number;
 }
 
@@ -116,6 +118,7 @@ ${chart(
 <p>Reconcile ${esc(d.read)}.</p>
 <h2>Fault counts</h2>${table(['fault', 'count'], d.faultCounts)}
 <h2>Stream</h2>${table(['published', 'count'], d.streamDefects)}
+<h2>Second runs of an order</h2>${table(['workflows', 'count'], d.secondRuns)}
 <h2>Injected faults</h2>${table(
     ['at', 'fault'],
     d.faults.map((f) => [

@@ -30,12 +30,15 @@ export const DEMO_MIX = {
 
 /**
  * The demo's stream for `orders` orders. `extra` adds defects the demo leaves out (the chaos
- * run adds stale versions); rates not given there keep DEMO_MIX's.
+ * run adds stale versions and the producer mistakes); rates not given there keep DEMO_MIX's.
  */
 export function buildScenario(
   orders: number,
   seed: number,
-  extra: Pick<OrderStreamOptions, 'staleRate'> = {},
+  extra: Pick<
+    OrderStreamOptions,
+    'staleRate' | 'resendRate' | 'versionBumpRate' | 'orderIdMismatchRate'
+  > = {},
 ): DemoScenario {
   const run = `demo${Date.now().toString(36)}`;
   const prefix = `${run}-order`;

@@ -6,6 +6,7 @@ import {
   orderPlacedDataSchema,
 } from '../events/order-events';
 import { summarizeOrderCancelled, summarizeOrderPlaced } from '../events/order-summary';
+import type { Envelope } from './envelope';
 import { IDENTITY_STRATEGIES, type IdentityStrategy } from './identity';
 
 /** Where one event type goes: the workflow it starts and how its identity is derived. */
@@ -20,6 +21,25 @@ export interface Route {
   workflowIdPrefix: string;
   /** The Web UI's one-line static summary of validated data. Default: type, aggregate, version. */
   summarize?: (data: never) => string;
+  /**
+   * A rule across the envelope and the validated data (which the schema alone cannot see):
+   * returns what is wrong, and the event is dead-lettered `validation-failed` with it; undefined
+   * when the event is fine. Default: no rule.
+   */
+  checkEvent?: (envelope: Envelope, data: never) => string | undefined;
+}
+
+/**
+ * The built-in order events are about one order, and that order is their aggregate: an event
+ * whose `data.orderId` names another order would act on it under a foreign identity (two
+ * aggregates charging one order), so it is refused at the door.
+ */
+export function checkOrderIsAggregate(
+  envelope: Pick<Envelope, 'aggregateId'>,
+  data: { orderId: string },
+): string | undefined {
+  if (data.orderId === envelope.aggregateId) return undefined;
+  return `data.orderId ${JSON.stringify(data.orderId)} must equal the aggregate ID ${JSON.stringify(envelope.aggregateId)}`;
 }
 
 /** Event type → route. Read-only: a table is built once at start and shared. */
@@ -36,6 +56,7 @@ export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
       dataSchema: orderPlacedDataSchema,
       workflowIdPrefix: EVENT_TYPES.orderPlaced,
       summarize: summarizeOrderPlaced,
+      checkEvent: checkOrderIsAggregate,
     },
   ],
   [
@@ -47,6 +68,7 @@ export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
       dataSchema: orderCancelledDataSchema,
       workflowIdPrefix: EVENT_TYPES.orderCancelled,
       summarize: summarizeOrderCancelled,
+      checkEvent: checkOrderIsAggregate,
     },
   ],
 ]);

@@ -149,6 +149,13 @@ function doTranslate(
     };
   }
   const data = validated.data;
+  const problem = route.checkEvent?.(envelope, data as never);
+  if (problem !== undefined)
+    return {
+      kind: 'poison',
+      reason: 'validation-failed',
+      error: `${envelope.eventType}: ${problem}`,
+    };
 
   let print: string;
   try {

@@ -1,13 +1,8 @@
 import { POISON_REASONS } from '../kafka-bridge/poison';
-import {
-  DISCREPANCY_CLASSES,
-  type Discrepancy,
-  type OrderEffects,
-  type ReconcileFacts,
-  type ReservationFacts,
-  type TopicEvent,
-  type WorkflowFacts,
-} from './facts';
+import { classifyOrders } from './classify-orders';
+import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';
+
+export { computeNetCharge } from './classify-orders';
 
 /** Options of classifyDiscrepancies. */
 export interface ClassifyOptions {
@@ -19,11 +14,6 @@ export interface ClassifyOptions {
 
 export const DEFAULT_STUCK_AFTER_MS = 10 * 60_000;
 
-const ORDER_WORKFLOW = 'orderFulfillment';
-const ORDER_PLACED = 'OrderPlaced';
-const ORDER_CANCELLED = 'OrderCancelled';
-/** Outcomes after which nothing may stay charged or reserved. */
-const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
 const KNOWN_REASONS = new Set<string>(POISON_REASONS);
 
 /** What the identity expects: one workflow, derived from it. */
@@ -34,20 +24,6 @@ interface ExpectedStart {
   subject: string;
   fromTopic: boolean;
   inLedger: boolean;
-}
-
-/** Net charge of an order: charges minus refunds, and the charges no refund undid. */
-export function computeNetCharge(effects: OrderEffects): {
-  netMinor: number;
-  unrefunded: number;
-} {
-  const refunded = new Set(effects.refunds.map((r) => r.chargeId));
-  const charged = effects.charges.reduce((s, c) => s + c.amountMinor, 0);
-  const returned = effects.refunds.reduce((s, r) => s + r.amountMinor, 0);
-  return {
-    netMinor: charged - returned,
-    unrefunded: effects.charges.filter((c) => !refunded.has(c.id)).length,
-  };
 }
 
 /**
@@ -121,97 +97,6 @@ function classifyIdentities(facts: ReconcileFacts, out: Discrepancy[]): void {
       subject: w.orderId ?? w.workflowId,
       detail: `${w.type} ${w.workflowId} (${w.status}${w.identity ? `, identity ${w.identity}` : ''}) matches no event on the topic or in the ledger`,
     });
-  }
-}
-
-function classifyOrder(
-  orderId: string,
-  facts: ReconcileFacts,
-  context: {
-    placed: TopicEvent | undefined;
-    workflows: WorkflowFacts[];
-    reservations: ReservationFacts[];
-    cancelledByEvent: boolean;
-  },
-  out: Discrepancy[],
-): void {
-  // Effects of an order still in flight are not final; only stuck-order judges those.
-  if (context.workflows.some((w) => w.status === 'RUNNING')) return;
-  const orderRuns = context.workflows.filter((w) => w.type === ORDER_WORKFLOW);
-  const run = orderRuns.find((w) => w.workflowId === context.placed?.workflowId) ?? orderRuns.at(0);
-  const outcome = run?.step;
-  const cancelled = context.cancelledByEvent || outcome === 'cancelled';
-  const effects = facts.effects.get(orderId) ?? { charges: [], refunds: [], emails: [] };
-  const { netMinor, unrefunded } = computeNetCharge(effects);
-  const push = (cls: Discrepancy['class'], detail: string) =>
-    out.push({ class: cls, subject: orderId, detail });
-
-  if (unrefunded > 1)
-    push(
-      'multiple-net-charges',
-      `${unrefunded} charges not refunded (${effects.charges.length} charges, ${effects.refunds.length} refunds)`,
-    );
-  if (cancelled) {
-    if (netMinor > 0) push('refund-missing', `cancelled but net charge is ${netMinor}`);
-  } else if (outcome === 'completed') {
-    const total = context.placed?.totalMinor;
-    if (total !== undefined && netMinor !== total)
-      push('charge-amount-mismatch', `completed with net charge ${netMinor} ≠ total ${total}`);
-  } else if (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome) && netMinor !== 0) {
-    push('charge-amount-mismatch', `${outcome} with net charge ${netMinor} ≠ 0`);
-  }
-  if (effects.emails.length > 1)
-    push('multiple-emails', `${effects.emails.length} confirmation emails`);
-  if (cancelled || (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome))) {
-    for (const r of context.reservations)
-      if (r.status !== 'released')
-        push(
-          'stock-not-restored',
-          `${cancelled ? 'cancelled' : outcome} but reservation ${r.key} is still ${r.status}`,
-        );
-  }
-}
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string | undefined): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    if (key === undefined) continue;
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
-
-function classifyOrders(facts: ReconcileFacts, out: Discrepancy[]): void {
-  const deadLettered = new Set(facts.dlq.flatMap((d) => (d.source ? [d.source] : [])));
-  const placed = new Map<string, TopicEvent>();
-  const cancelled = new Set<string>();
-  for (const e of facts.events) {
-    if (!e.orderId || deadLettered.has(e.coordinates)) continue;
-    if (e.eventType === ORDER_PLACED && !placed.has(e.orderId)) placed.set(e.orderId, e);
-    if (e.eventType === ORDER_CANCELLED) cancelled.add(e.orderId);
-  }
-  const workflowsByOrder = groupBy(facts.workflows, (w) => w.orderId);
-  const reservationsByOrder = groupBy(facts.reservations, (r) => r.orderId);
-  const orderIds = new Set([
-    ...placed.keys(),
-    ...facts.workflows.filter((w) => w.type === ORDER_WORKFLOW && w.orderId).map((w) => w.orderId!),
-    ...facts.effects.keys(),
-  ]);
-  for (const orderId of orderIds) {
-    classifyOrder(
-      orderId,
-      facts,
-      {
-        placed: placed.get(orderId),
-        workflows: workflowsByOrder.get(orderId) ?? [],
-        reservations: reservationsByOrder.get(orderId) ?? [],
-        cancelledByEvent: cancelled.has(orderId),
-      },
-      out,
-    );
   }
 }
 

@@ -8,11 +8,11 @@
 export const DISCREPANCY_CLASSES = [
   'event-without-workflow',
   'workflow-without-event',
-  'multiple-net-charges',
+  'multiple-effects-per-order',
+  'order-conflict',
   'charge-amount-mismatch',
   'refund-missing',
   'stock-not-restored',
-  'multiple-emails',
   'stuck-order',
   'dlq-without-reason',
   'poison-not-dead-lettered',
@@ -39,6 +39,8 @@ export interface TopicEvent {
   orderId?: string;
   /** `data.totalMinor` of an OrderPlaced. */
   totalMinor?: number;
+  /** The bridge's fingerprint of the validated data (what a second run of an order compares). */
+  fingerprint?: string;
   /** `topic/partition/offset`. */
   coordinates: string;
 }
@@ -66,7 +68,7 @@ export interface WorkflowFacts {
   /** Temporal's status name: RUNNING, COMPLETED, FAILED, TERMINATED, … */
   status: string;
   orderId?: string;
-  /** OrderStep search attribute. */
+  /** OrderStep search attribute (the outcome once closed, e.g. `completed`, `duplicate`). */
   step?: string;
   /** Memo `identity` set by the bridge at start. */
   identity?: string;
@@ -80,7 +82,10 @@ export interface OrderEffects {
   emails: unknown[];
 }
 
-/** An inventory reservation (key `<workflowId>:reserve`). */
+/**
+ * An inventory reservation. Grouped by the order ID the row records, never by parsing its
+ * key: whatever the key format, an order owns at most one.
+ */
 export interface ReservationFacts {
   key: string;
   orderId: string;

@@ -153,6 +153,7 @@ async function readTopicFacts(
         coordinates,
         ...(orderId !== undefined ? { orderId } : {}),
         ...(typeof total === 'number' ? { totalMinor: total } : {}),
+        fingerprint: t.fingerprint,
       });
     },
     {

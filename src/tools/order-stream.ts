@@ -29,6 +29,23 @@ export interface OrderStreamOptions {
    * fulfilled) and the cancellation finds no order. Such orders are not in `orders`. Default: 0.
    */
   staleRate?: number;
+  /**
+   * Fraction of orders from a producer that does not version its events and re-sends the
+   * OrderPlaced after a timeout under a fresh event ID: two identical, unversioned placements
+   * (two identities, two workflows; the second finds the order claimed and ends `duplicate`).
+   * Such orders (and their cancellations) carry no version. Default: 0.
+   */
+  resendRate?: number;
+  /**
+   * Fraction of orders re-emitted as version 2 with identical data (two identities, two
+   * workflows; the second ends `duplicate`); their cancellation is then version 3. Default: 0.
+   */
+  versionBumpRate?: number;
+  /**
+   * Fraction of orders followed by an OrderPlaced of another aggregate whose `data.orderId`
+   * names this order: poison (`validation-failed`), never a workflow. Default: 0.
+   */
+  orderIdMismatchRate?: number;
   /** Prefix of order IDs; a run-specific one keeps runs apart. Default: `order`. */
   prefix?: string;
   /** SKU chooser, so a demo can aim some orders at scarce stock. Default: SKU-1..SKU-5. */
@@ -45,6 +62,11 @@ export interface OrderStream {
   cancelledOrderIds: string[];
   /** Orders whose placement arrived after their cancellation (stale; only the cancellation runs). */
   staleOrderIds: string[];
+  /**
+   * Workflows the bridge starts for this stream: one per order, cancellation, resend and
+   * version bump (each resent order has two, one of which ends `duplicate`).
+   */
+  expectedWorkflows: number;
   counts: {
     orders: number;
     duplicates: number;
@@ -54,6 +76,12 @@ export interface OrderStream {
     conflicts: number;
     /** Late placements (stale versions); each also counts one cancellation. */
     stale: number;
+    /** Unversioned placements re-sent under a fresh event ID. */
+    resends: number;
+    /** Placements re-emitted as the next version with identical data. */
+    versionBumps: number;
+    /** Placements whose data.orderId is not their aggregate (poison, besides `poison`). */
+    orderIdMismatches: number;
   };
 }
 
@@ -82,6 +110,9 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
     poison: 0,
     conflicts: 0,
     stale: 0,
+    resends: 0,
+    versionBumps: 0,
+    orderIdMismatches: 0,
   };
   const orders = new Map<string, OrderPlacedData>();
   const cancelledOrderIds: string[] = [];
@@ -94,25 +125,35 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
     }
   };
   // Each call takes the next seeded event ID, so the order of calls is part of the stream.
-  const placed = (orderId: string, data: OrderPlacedData, style?: 'body') =>
-    buildEventMessage(
+  // A version of `null` is an unversioned event.
+  const placed = (
+    orderId: string,
+    data: OrderPlacedData,
+    how: { style?: 'body'; version?: number | null; aggregateId?: string } = {},
+  ) => {
+    const version = how.version === undefined ? 1 : how.version;
+    return buildEventMessage(
       {
         eventId: nextId(),
         eventType: 'OrderPlaced',
-        aggregateId: orderId,
-        aggregateVersion: 1,
+        aggregateId: how.aggregateId ?? orderId,
+        ...(version !== null ? { aggregateVersion: version } : {}),
         data,
       },
-      style,
+      how.style,
     );
-  const cancelled = (orderId: string) =>
+  };
+  const cancelled = (orderId: string, version: number | null = 2) =>
     buildEventMessage({
       eventId: nextId(),
       eventType: 'OrderCancelled',
       aggregateId: orderId,
-      aggregateVersion: 2,
+      ...(version !== null ? { aggregateVersion: version } : {}),
       data: sampleOrderCancelled(orderId),
     });
+  // Rates drawn only when asked for, so streams without these mistakes stay as their seeds
+  // made them.
+  const draw = (rate: number | undefined) => (rate ? random() < rate : false);
   for (let i = 0; i < options.orders; i++) {
     const orderId = `${prefix}-${i}`;
     const data = sampleOrderPlaced(orderId, {
@@ -129,19 +170,37 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       staleOrderIds.push(orderId);
       continue;
     }
-    maybeDuplicate(placed(orderId, data));
     counts.orders++;
     orders.set(orderId, data);
-    if (random() < (options.reemitRate ?? 0)) {
-      records.push(placed(orderId, data, 'body'));
-      counts.reemits++;
+    // The next version this order's producer would use; null for an unversioned producer.
+    let nextVersion: number | null = 2;
+    if (draw(options.resendRate)) {
+      maybeDuplicate(placed(orderId, data, { version: null }));
+      records.push(placed(orderId, data, { version: null }));
+      counts.resends++;
+      nextVersion = null;
+    } else {
+      maybeDuplicate(placed(orderId, data));
+      if (random() < (options.reemitRate ?? 0)) {
+        records.push(placed(orderId, data, { style: 'body' }));
+        counts.reemits++;
+      }
+      if (random() < (options.conflictRate ?? 0)) {
+        records.push(placed(orderId, { ...data, email: `changed-${data.email}` }));
+        counts.conflicts++;
+      }
+      if (draw(options.versionBumpRate)) {
+        records.push(placed(orderId, data, { version: nextVersion++ }));
+        counts.versionBumps++;
+      }
     }
-    if (random() < (options.conflictRate ?? 0)) {
-      records.push(placed(orderId, { ...data, email: `changed-${data.email}` }));
-      counts.conflicts++;
+    if (draw(options.orderIdMismatchRate)) {
+      // Another aggregate claiming this order: same data, so same orderId, foreign aggregate.
+      records.push(placed(orderId, data, { aggregateId: `${prefix}-alias-${i}` }));
+      counts.orderIdMismatches++;
     }
     if (random() < (options.cancelRate ?? 0)) {
-      maybeDuplicate(cancelled(orderId));
+      maybeDuplicate(cancelled(orderId, nextVersion));
       counts.cancels++;
       cancelledOrderIds.push(orderId);
     }
@@ -150,7 +209,8 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       counts.poison++;
     }
   }
-  return { records, orders, cancelledOrderIds, staleOrderIds, counts };
+  const expectedWorkflows = counts.orders + counts.cancels + counts.resends + counts.versionBumps;
+  return { records, orders, cancelledOrderIds, staleOrderIds, expectedWorkflows, counts };
 }
 
 function poisonRecord(aggregateId: string, kind: number, eventId: string): KafkaRecord {

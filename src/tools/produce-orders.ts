@@ -4,7 +4,11 @@ import { createKafka } from '../kafka-bridge/kafka-client';
 import { generateOrderStream } from './order-stream';
 
 const USAGE = `usage: npm run produce -- --orders N [--seed S] [--duplicate-rate R] [--reemit-rate R]
-       [--cancel-rate R] [--poison-rate R] [--conflict-rate R] [--stale-rate R] [--prefix P] [--topic T]`;
+       [--cancel-rate R] [--poison-rate R] [--conflict-rate R] [--stale-rate R]
+       [--resend-rate R] [--version-bump-rate R] [--mismatch-rate R] [--prefix P] [--topic T]
+  --resend-rate        unversioned orders re-sent under a fresh event ID (second run ends duplicate)
+  --version-bump-rate  orders re-emitted as the next version with identical data (ditto)
+  --mismatch-rate      extra OrderPlaced of another aggregate naming the order (dead-lettered)`;
 
 function rate(raw: string | undefined, name: string): number {
   if (raw === undefined) return 0;
@@ -25,6 +29,9 @@ async function main(): Promise<void> {
       'poison-rate': { type: 'string' },
       'conflict-rate': { type: 'string' },
       'stale-rate': { type: 'string' },
+      'resend-rate': { type: 'string' },
+      'version-bump-rate': { type: 'string' },
+      'mismatch-rate': { type: 'string' },
       prefix: { type: 'string' },
       topic: { type: 'string' },
     },
@@ -42,6 +49,9 @@ async function main(): Promise<void> {
     poisonRate: rate(values['poison-rate'], 'poison-rate'),
     conflictRate: rate(values['conflict-rate'], 'conflict-rate'),
     staleRate: rate(values['stale-rate'], 'stale-rate'),
+    resendRate: rate(values['resend-rate'], 'resend-rate'),
+    versionBumpRate: rate(values['version-bump-rate'], 'version-bump-rate'),
+    orderIdMismatchRate: rate(values['mismatch-rate'], 'mismatch-rate'),
     prefix: values.prefix,
   });
   const producer = createKafka(config.kafka, 'producer').producer();
@@ -52,7 +62,7 @@ async function main(): Promise<void> {
       await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 500) });
     }
     process.stdout.write(
-      `${JSON.stringify({ topic, messages: stream.records.length, ...stream.counts })}\n`,
+      `${JSON.stringify({ topic, messages: stream.records.length, expectedWorkflows: stream.expectedWorkflows, ...stream.counts })}\n`,
     );
   } finally {
     await producer.disconnect();

@@ -33,7 +33,12 @@ interface ChaosSummary {
     reemits: number;
     conflicts: number;
     poison: number;
+    resends: number;
+    versionBumps: number;
+    orderIdMismatches: number;
   };
+  expectedWorkflows: number;
+  secondRuns: { duplicate: number; orderConflict: number };
   read: { workflows: number; dlqMessages: number };
   violations: number;
   invariants: Record<string, number>;
@@ -48,7 +53,8 @@ describe('npm run chaos (short seeded run)', function () {
   it('survives kills, provider faults and Kafka/Postgres restarts with zero violations', async () => {
     const reportDir = mkdtempSync(join(tmpdir(), 'onceflow-chaos-'));
     const { code, stdout, stderr } = await runChaos([
-      // Seed 12's 60-order stream holds every defect class (1 stale, 4 conflicts, 3 poison…).
+      // Seed 12's 60-order stream holds every defect class (1 stale, 1 conflict, 2 resends,
+      // 1 version bump, 2 orderId mismatches, 1 poison…): test/unit/chaos/stream-mix.test.ts.
       ...['--orders', '60', '--seed', '12', '--duration', '60s'],
       ...['--report', reportDir, '--json'],
     ]);
@@ -58,11 +64,23 @@ describe('npm run chaos (short seeded run)', function () {
     assert.equal(summary.violations, 0, tail);
     for (const [name, n] of Object.entries(summary.invariants)) assert.equal(n, 0, name);
     assert.equal(summary.invariants['unexpected-process-exit'], 0);
-    // Clean, having read the whole run: one workflow per order and cancellation, and every
-    // rejected message in the DLQ (a bridge killed after a DLQ write may write it again).
+    // Clean, having read the whole run: one workflow per order and cancellation plus one per
+    // resent order (which ended duplicate, acting on nothing: reconcile found no second
+    // effect), and every rejected message in the DLQ (a bridge killed after a DLQ write may
+    // write it again).
     const { stream, read } = summary;
-    assert.equal(read.workflows, stream.orders + stream.cancels);
-    assert.ok(read.dlqMessages >= stream.poison + stream.conflicts + stream.stale);
+    assert.equal(
+      summary.expectedWorkflows,
+      stream.orders + stream.cancels + stream.resends + stream.versionBumps,
+    );
+    assert.equal(read.workflows, summary.expectedWorkflows);
+    assert.ok(summary.secondRuns.duplicate > 0, JSON.stringify(summary.secondRuns));
+    assert.ok(summary.secondRuns.duplicate <= stream.resends + stream.versionBumps);
+    assert.equal(summary.secondRuns.orderConflict, 0);
+    assert.ok(
+      read.dlqMessages >=
+        stream.poison + stream.conflicts + stream.stale + stream.orderIdMismatches,
+    );
     // Every defect class of the stream was in it.
     for (const [defect, n] of Object.entries(summary.stream)) assert.ok(n > 0, `${defect}: ${n}`);
     // Every fault the schedule planned actually happened, and every fault class was planned.
@@ -87,6 +105,9 @@ describe('npm run chaos (short seeded run)', function () {
     ])
       assert.match(html, new RegExp(`class="fault-marker" data-kind="${kind}"`));
     assert.match(html, /stale versions \(placement after cancellation\)<\/td><td>[1-9]/);
+    assert.match(html, /resends \(fresh event ID, no version\)<\/td><td>[1-9]/);
+    assert.match(html, /orderId ≠ aggregateId \(poison\)<\/td><td>[1-9]/);
+    assert.match(html, /ended duplicate \(of \d+ resends \+ \d+ version bumps\)<\/td><td>[1-9]/);
     assert.match(html, new RegExp(`Reconcile read: \\d+ messages .* ${read.workflows} workflows`));
     assert.doesNotMatch(html, /<script|<link /);
   });

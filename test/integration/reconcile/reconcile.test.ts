@@ -102,7 +102,8 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     worker = { worker: w, running: w.run(), connection };
     bridge = await h.startBridge();
 
-    // Redeliveries, re-emits, conflicts and poison: all things a clean run must absorb.
+    // Redeliveries, re-emits, conflicts, poison and aggregates naming another order (dead-
+    // lettered): all things a clean run must absorb.
     stream = generateOrderStream({
       orders: 6,
       seed: 11,
@@ -111,6 +112,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
       reemitRate: 0.3,
       conflictRate: 0.3,
       poisonRate: 0.5,
+      orderIdMismatchRate: 0.5,
       sku: () => sku,
       customerId: (i) => (i === 4 ? `declined-${prefix}` : `${prefix}-cust`),
     });
@@ -159,8 +161,10 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     assert.equal(report.clean, true);
     assert.equal(report.read.orders, stream.counts.orders);
     assert.equal(report.read.workflows, stream.counts.orders + 1);
-    assert.equal(report.read.poison, stream.counts.poison);
-    assert.equal(report.read.dlqMessages, stream.counts.poison + stream.counts.conflicts);
+    const refused = stream.counts.poison + stream.counts.orderIdMismatches;
+    assert.ok(stream.counts.orderIdMismatches > 0);
+    assert.equal(report.read.poison, refused);
+    assert.equal(report.read.dlqMessages, refused + stream.counts.conflicts);
     assert.ok(report.read.reservations >= stream.counts.orders - 1, 'reservations were read');
   });
 
@@ -182,9 +186,35 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     );
     planted.add(orderId);
     const report = await reconcile();
-    assert.deepEqual(about(report, orderId), ['multiple-net-charges', 'charge-amount-mismatch']);
+    assert.deepEqual(about(report, orderId), [
+      'multiple-effects-per-order',
+      'charge-amount-mismatch',
+    ]);
     assert.deepEqual(unplanned(report), []);
     assert.equal(report.clean, false);
+  });
+
+  it('finds a second reservation of an order under another key (grouped by order, not key)', async () => {
+    const orderId = order(2);
+    assert.equal(await stepOf(orderId), 'completed');
+    const { rows } = await db.pool.query<{ key: string }>(
+      `SELECT key FROM "${h.schema}".inventory_reservations WHERE order_id = $1`,
+      [orderId],
+    );
+    assert.equal(rows.length, 1);
+    const other = `order:${orderId}:reserve`;
+    await db.pool.query(
+      `INSERT INTO "${h.schema}".inventory_reservations (key, order_id, items, status)
+       VALUES ($1, $2, '[]'::jsonb, 'reserved')`,
+      [other, orderId],
+    );
+    planted.add(orderId);
+    const report = await reconcile();
+    assert.deepEqual(about(report, orderId), ['multiple-effects-per-order']);
+    const [found] = report.discrepancies.filter((d) => d.subject === orderId);
+    assert.match(found!.detail, /^2 reservations \(/);
+    for (const key of [rows[0]!.key, other]) assert.ok(found!.detail.includes(key), key);
+    assert.deepEqual(unplanned(report), []);
   });
 
   it('finds a missing refund (refund row of a cancelled order deleted)', async () => {
@@ -249,6 +279,10 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     assert.equal(json.clean, false);
     assert.equal(json.counts['event-without-workflow'], 1);
     assert.equal(json.counts['refund-missing'], 1);
-    assert.equal(json.counts['multiple-net-charges'], 1);
+    assert.equal(
+      json.counts['multiple-effects-per-order'],
+      2,
+      'the double charge and the second reservation',
+    );
   });
 });

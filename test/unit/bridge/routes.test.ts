@@ -3,10 +3,13 @@ import { ConfigError } from '../../../src/config';
 import { orderPlacedDataSchema } from '../../../src/events/order-events';
 import {
   buildRouteTable,
+  checkOrderIsAggregate,
   DEFAULT_ROUTES,
   mergeRoutes,
   parseExtraRoutes,
 } from '../../../src/kafka-bridge/routes';
+import { translateMessage, type Translation } from '../../../src/kafka-bridge/translate';
+import { headerMessage, orderPlacedData } from './fixtures';
 
 function settingsOf(fn: () => unknown): string[] {
   try {
@@ -113,5 +116,67 @@ describe('bridge: routes', () => {
       settingsOf(() => mergeRoutes(DEFAULT_ROUTES, parseExtraRoutes({ OrderPlaced: 'mine' }))),
       ['BRIDGE_EXTRA_ROUTES.OrderPlaced: is a built-in route and cannot be redefined'],
     );
+  });
+
+  describe('orderId must equal the aggregate ID on the built-in order routes', () => {
+    const options = { maxBytes: 1 << 20 };
+    const poisonOf = (t: Translation) => {
+      assert.equal(t.kind, 'poison', JSON.stringify(t));
+      return t as Extract<Translation, { kind: 'poison' }>;
+    };
+
+    it('is a rule of both order routes, and of no configured route', () => {
+      assert.equal(DEFAULT_ROUTES.get('OrderPlaced')?.checkEvent, checkOrderIsAggregate);
+      assert.equal(DEFAULT_ROUTES.get('OrderCancelled')?.checkEvent, checkOrderIsAggregate);
+      assert.equal(parseExtraRoutes({ Ping: 'pingWorkflow' })[0]!.checkEvent, undefined);
+      assert.equal(checkOrderIsAggregate({ aggregateId: 'o-1' }, { orderId: 'o-1' }), undefined);
+    });
+
+    it('dead-letters an OrderPlaced for another order as validation-failed, naming both IDs', () => {
+      const t = poisonOf(
+        translateMessage(
+          headerMessage(orderPlacedData({ orderId: 'order-999' })),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.equal(t.reason, 'validation-failed');
+      assert.equal(
+        t.error,
+        'OrderPlaced: data.orderId "order-999" must equal the aggregate ID "order-123"',
+      );
+    });
+
+    it('dead-letters an OrderCancelled for another order too', () => {
+      const t = poisonOf(
+        translateMessage(
+          headerMessage({ orderId: 'order-999', reason: 'r' }, { 'event-type': 'OrderCancelled' }),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.equal(t.reason, 'validation-failed');
+      assert.match(t.error, /^OrderCancelled: data\.orderId "order-999" must equal/);
+    });
+
+    it('compares the validated orderId: surrounding spaces are trimmed first', () => {
+      const t = translateMessage(
+        headerMessage(orderPlacedData({ orderId: ' order-123 ' })),
+        DEFAULT_ROUTES,
+        options,
+      );
+      assert.equal(t.kind, 'start');
+    });
+
+    it('reports schema problems first: an invalid orderId is not compared', () => {
+      const t = poisonOf(
+        translateMessage(
+          headerMessage(orderPlacedData({ orderId: 'order-123\u0000' })),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.equal(t.error, 'OrderPlaced: data.orderId: must not contain control characters');
+    });
   });
 });

@@ -1,0 +1,201 @@
+import type {
+  Discrepancy,
+  OrderEffects,
+  ReconcileFacts,
+  ReservationFacts,
+  TopicEvent,
+  WorkflowFacts,
+} from './facts';
+
+// The per-order rules of reconcile. Everything is grouped by the order ID that the rows
+// themselves record (provider ledgers, reservations, the OrderId search attribute, data.orderId):
+// never by parsing an idempotency key, so the rules hold whatever the key format, and an order
+// run twice under two identities (a producer's resend) is still one order.
+
+const ORDER_WORKFLOW = 'orderFulfillment';
+const ORDER_PLACED = 'OrderPlaced';
+const ORDER_CANCELLED = 'OrderCancelled';
+/** Outcomes after which nothing may stay charged or reserved. */
+const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
+/**
+ * OrderStep of a run that found its order owned by another run: `duplicate` (same payload, a
+ * legitimate second workflow that acts on nothing) or `order_conflict` (different payload).
+ * Neither is the order's owner, so neither's outcome says what happened to the order.
+ */
+const NOT_OWNER_STEPS = new Set(['duplicate', 'order_conflict']);
+const CONFLICT_STEP = 'order_conflict';
+
+/** Net charge of an order: charges minus refunds, and the charges no refund undid. */
+export function computeNetCharge(effects: OrderEffects): {
+  netMinor: number;
+  unrefunded: number;
+} {
+  const refunded = new Set(effects.refunds.map((r) => r.chargeId));
+  const charged = effects.charges.reduce((s, c) => s + c.amountMinor, 0);
+  const returned = effects.refunds.reduce((s, r) => s + r.amountMinor, 0);
+  return {
+    netMinor: charged - returned,
+    unrefunded: effects.charges.filter((c) => !refunded.has(c.id)).length,
+  };
+}
+
+export function groupBy<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string | undefined,
+): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+interface OrderContext {
+  /** Valid OrderPlaced occurrences the bridge did not dead-letter, in topic order. */
+  placed: TopicEvent[];
+  workflows: WorkflowFacts[];
+  reservations: ReservationFacts[];
+  cancelledByEvent: boolean;
+}
+
+const short = (fingerprint: string | undefined) => fingerprint?.slice(0, 12) ?? '?';
+
+/**
+ * order-conflict: the order was placed with different payloads by workflows that were started
+ * (each would have acted on the order without the claim), or a run ended order-conflict. Judged
+ * even while runs are in flight: the payloads are facts of the topic, not of progress.
+ */
+function classifyConflict(orderId: string, context: OrderContext, out: Discrepancy[]): void {
+  const parts: string[] = [];
+  const byPrint = groupBy(context.placed, (e) => e.fingerprint);
+  if (byPrint.size > 1) {
+    const runs = [...byPrint].map(
+      ([print, events]) =>
+        `${[...new Set(events.map((e) => e.workflowId))].join(', ')} (fingerprint ${short(print)})`,
+    );
+    parts.push(`placed with ${byPrint.size} different payloads: ${runs.join(' vs ')}`);
+  }
+  const conflicted = context.workflows.filter((w) => w.step === CONFLICT_STEP);
+  if (conflicted.length > 0)
+    parts.push(
+      `${conflicted.map((w) => w.workflowId).join(', ')} ended order-conflict (nothing acted on)`,
+    );
+  if (parts.length > 0)
+    out.push({ class: 'order-conflict', subject: orderId, detail: parts.join('; ') });
+}
+
+/** More than one reservation, net charge or email for the order, across all keys and runs. */
+function classifyMultipleEffects(
+  orderId: string,
+  effects: OrderEffects,
+  reservations: ReservationFacts[],
+  out: Discrepancy[],
+): void {
+  const parts: string[] = [];
+  if (reservations.length > 1)
+    parts.push(
+      `${reservations.length} reservations (${reservations.map((r) => r.key).join(', ')})`,
+    );
+  const { unrefunded } = computeNetCharge(effects);
+  if (unrefunded > 1)
+    parts.push(
+      `${unrefunded} charges not refunded (${effects.charges.length} charges, ${effects.refunds.length} refunds)`,
+    );
+  if (effects.emails.length > 1) parts.push(`${effects.emails.length} confirmation emails`);
+  if (parts.length > 0)
+    out.push({ class: 'multiple-effects-per-order', subject: orderId, detail: parts.join('; ') });
+}
+
+function classifyOrder(
+  orderId: string,
+  facts: ReconcileFacts,
+  context: OrderContext,
+  out: Discrepancy[],
+): void {
+  classifyConflict(orderId, context, out);
+  // Effects of an order still in flight are not final; only stuck-order judges those.
+  if (context.workflows.some((w) => w.status === 'RUNNING')) return;
+  const orderRuns = context.workflows.filter((w) => w.type === ORDER_WORKFLOW);
+  // The run whose outcome is the order's: not one that found the order owned, and not a
+  // rejected one (out of stock: it reserved nothing, so another run may have taken the order
+  // after it) when another run acted; among equals, the first placement's.
+  const first = context.placed[0];
+  const owners = orderRuns.filter((w) => !NOT_OWNER_STEPS.has(w.step ?? ''));
+  const acted = owners.filter((w) => w.step !== 'rejected');
+  const candidates = acted.length > 0 ? acted : owners;
+  const run =
+    candidates.find((w) => w.workflowId === first?.workflowId) ??
+    candidates.at(0) ??
+    orderRuns.at(0);
+  const outcome = run?.step;
+  const cancelled = context.cancelledByEvent || outcome === 'cancelled';
+  const effects = facts.effects.get(orderId) ?? { charges: [], refunds: [], emails: [] };
+  const { netMinor } = computeNetCharge(effects);
+  const push = (cls: Discrepancy['class'], detail: string) =>
+    out.push({ class: cls, subject: orderId, detail });
+
+  classifyMultipleEffects(orderId, effects, context.reservations, out);
+  if (cancelled) {
+    if (netMinor > 0) push('refund-missing', `cancelled but net charge is ${netMinor}`);
+  } else if (outcome === 'completed') {
+    // The total the owning run was placed with; a resend carries the same one.
+    const total = (context.placed.find((e) => e.workflowId === run?.workflowId) ?? first)
+      ?.totalMinor;
+    if (total !== undefined && netMinor !== total)
+      push('charge-amount-mismatch', `completed with net charge ${netMinor} ≠ total ${total}`);
+  } else if (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome) && netMinor !== 0) {
+    push('charge-amount-mismatch', `${outcome} with net charge ${netMinor} ≠ 0`);
+  }
+  if (cancelled || (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome))) {
+    for (const r of context.reservations)
+      if (r.status !== 'released')
+        push(
+          'stock-not-restored',
+          `${cancelled ? 'cancelled' : outcome} but reservation ${r.key} is still ${r.status}`,
+        );
+  }
+}
+
+/**
+ * The per-order classes: multiple-effects-per-order, order-conflict, charge-amount-mismatch,
+ * refund-missing, stock-not-restored. Every order that any source knows is judged.
+ */
+export function classifyOrders(facts: ReconcileFacts, out: Discrepancy[]): void {
+  const deadLettered = new Set(facts.dlq.flatMap((d) => (d.source ? [d.source] : [])));
+  const placed = new Map<string, TopicEvent[]>();
+  const cancelled = new Set<string>();
+  for (const e of facts.events) {
+    if (!e.orderId || deadLettered.has(e.coordinates)) continue;
+    if (e.eventType === ORDER_PLACED) {
+      const list = placed.get(e.orderId);
+      if (list) list.push(e);
+      else placed.set(e.orderId, [e]);
+    }
+    if (e.eventType === ORDER_CANCELLED) cancelled.add(e.orderId);
+  }
+  const workflowsByOrder = groupBy(facts.workflows, (w) => w.orderId);
+  const reservationsByOrder = groupBy(facts.reservations, (r) => r.orderId);
+  const orderIds = new Set([
+    ...placed.keys(),
+    ...facts.workflows.filter((w) => w.type === ORDER_WORKFLOW && w.orderId).map((w) => w.orderId!),
+    ...facts.effects.keys(),
+    ...reservationsByOrder.keys(),
+  ]);
+  for (const orderId of orderIds) {
+    classifyOrder(
+      orderId,
+      facts,
+      {
+        placed: placed.get(orderId) ?? [],
+        workflows: workflowsByOrder.get(orderId) ?? [],
+        reservations: reservationsByOrder.get(orderId) ?? [],
+        cancelledByEvent: cancelled.has(orderId),
+      },
+      out,
+    );
+  }
+}
