@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { eventIdentity, versionIdentity } from '../../src/kafka-bridge/identity';
 import { DEFAULT_ROUTES } from '../../src/kafka-bridge/routes';
 import { translateMessage, type StartCommand } from '../../src/kafka-bridge/translate';
 import { generateOrderStream } from '../../src/tools/order-stream';
@@ -136,7 +137,11 @@ describe('order stream generator (npm run produce)', () => {
         const [a, b, ...rest] = placements(orderId);
         assert.equal(rest.length, 0, `${orderId}: exactly two placements`);
         assert.notEqual(a!.eventId, b!.eventId);
-        assert.equal(a!.identity, a!.eventId, 'identity is the event ID without a version');
+        assert.equal(
+          a!.identity,
+          eventIdentity(a!.eventId),
+          'identity is the event ID without a version',
+        );
         assert.notEqual(a!.workflowId, b!.workflowId, 'two workflows');
         assert.equal(a!.fingerprint, b!.fingerprint, 'identical data');
         assert.deepEqual(a!.data, stream.orders.get(orderId));
@@ -151,7 +156,10 @@ describe('order stream generator (npm run produce)', () => {
       for (const orderId of bumped) {
         const [v1, v2, ...rest] = placements(orderId);
         assert.equal(rest.length, 0);
-        assert.deepEqual([v1!.identity, v2!.identity], [`${orderId}@1`, `${orderId}@2`]);
+        assert.deepEqual(
+          [v1!.identity, v2!.identity],
+          [versionIdentity(orderId, 1), versionIdentity(orderId, 2)],
+        );
         assert.equal(v1!.fingerprint, v2!.fingerprint, 'identical data');
         const cancels = starts.filter(
           (v) => v.eventType === 'OrderCancelled' && v.aggregateId === orderId,

@@ -269,14 +269,16 @@ describe('bridge: translateMessage', () => {
 
     it('keeps the workflow ID, details and memo small for the longest, oddest IDs', () => {
       const id = '😀'.repeat(100);
+      const aggregateId = `"\\${'é'.repeat(198)}`;
       const t = startOf(
         translateMessage(
           bodyMessage(
             {
               eventId: id,
-              aggregateId: `"\\${'é'.repeat(198)}`,
+              aggregateId,
               aggregateVersion: 2 ** 52,
-              data: orderPlacedData(),
+              // The built-in order routes require the order to be its aggregate.
+              data: { ...orderPlacedData(), orderId: aggregateId },
             },
             null,
           ),

@@ -261,7 +261,7 @@ describe('reconcile: classification of discrepancies', () => {
  */
 function resentFacts(how: 'fresh-id' | 'version-bump'): ReconcileFacts {
   const facts = cleanFacts();
-  const identity = how === 'fresh-id' ? 'e-resent' : 'o1@2';
+  const identity = how === 'fresh-id' ? 'e:e-resent' : 'v:o1@2';
   facts.events.push(placed('o1', 5, { identity, workflowId: `OrderPlaced:${identity}` }));
   facts.workflows.push(
     orderRun('o1', 'duplicate', { workflowId: `OrderPlaced:${identity}`, identity }),
@@ -289,7 +289,7 @@ describe('reconcile: one order, one set of effects (whatever the producer re-sen
 
   it('judges the run that acted when the first placement was rejected and a resend took the order', () => {
     const facts = resentFacts('fresh-id');
-    facts.workflows.find((w) => w.workflowId === 'OrderPlaced:o1@1')!.step = 'rejected';
+    facts.workflows.find((w) => w.workflowId === 'OrderPlaced:v:o1@1')!.step = 'rejected';
     facts.workflows.at(-1)!.step = 'completed';
     facts.reservations[0] = { key: 'order:o1:reserve', orderId: 'o1', status: 'reserved' };
     assert.deepEqual(classify(facts), []);
@@ -334,13 +334,16 @@ describe('reconcile: one order, one set of effects (whatever the producer re-sen
     const facts = cleanFacts();
     facts.events.push(
       placed('o1', 7, {
-        identity: 'e-other',
-        workflowId: 'OrderPlaced:e-other',
+        identity: 'e:e-other',
+        workflowId: 'OrderPlaced:e:e-other',
         fingerprint: 'fp-changed',
       }),
     );
     facts.workflows.push(
-      orderRun('o1', 'order_conflict', { workflowId: 'OrderPlaced:e-other', identity: 'e-other' }),
+      orderRun('o1', 'order_conflict', {
+        workflowId: 'OrderPlaced:e:e-other',
+        identity: 'e:e-other',
+      }),
     );
     const found = classify(facts);
     assert.deepEqual(
@@ -349,21 +352,25 @@ describe('reconcile: one order, one set of effects (whatever the producer re-sen
     );
     assert.equal(
       found[0]!.detail,
-      'placed with 2 different payloads: OrderPlaced:o1@1 (fingerprint fp-o1) vs ' +
-        'OrderPlaced:e-other (fingerprint fp-changed); ' +
-        'OrderPlaced:e-other ended order-conflict (nothing acted on)',
+      'placed with 2 different payloads: OrderPlaced:v:o1@1 (fingerprint fp-o1) vs ' +
+        'OrderPlaced:e:e-other (fingerprint fp-changed); ' +
+        'OrderPlaced:e:e-other ended order-conflict (nothing acted on)',
     );
   });
 
   it('reports different payloads for one order even while a run is in flight or before any ended', () => {
     const facts = cleanFacts();
     facts.events.push(
-      placed('o1', 7, { identity: 'o1@2', workflowId: 'OrderPlaced:o1@2', fingerprint: 'fp-x' }),
+      placed('o1', 7, {
+        identity: 'v:o1@2',
+        workflowId: 'OrderPlaced:v:o1@2',
+        fingerprint: 'fp-x',
+      }),
     );
     facts.workflows.push(
       orderRun('o1', 'reserving', {
-        workflowId: 'OrderPlaced:o1@2',
-        identity: 'o1@2',
+        workflowId: 'OrderPlaced:v:o1@2',
+        identity: 'v:o1@2',
         status: 'RUNNING',
       }),
     );
@@ -373,7 +380,7 @@ describe('reconcile: one order, one set of effects (whatever the producer re-sen
   it('reports a run that ended order-conflict even without the other payload on the topic', () => {
     const facts = cleanFacts();
     facts.workflows.push(
-      orderRun('o1', 'order_conflict', { workflowId: 'OrderPlaced:e-9', identity: 'o1@1' }),
+      orderRun('o1', 'order_conflict', { workflowId: 'OrderPlaced:e-9', identity: 'v:o1@1' }),
     );
     const found = classify(facts);
     assert.deepEqual(
