@@ -6,7 +6,7 @@ import {
   sampleOrderPlaced,
   type KafkaRecord,
 } from '../../../src/events/event-message';
-import { deriveWorkflowId } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
 import { BridgeHarness } from '../../support/bridge-harness';
 
 function placed(aggregateId: string, data: unknown, version = 1): KafkaRecord {
@@ -114,14 +114,14 @@ describe('bridge: order bounds and the order identity at the door', () => {
       const prefix = c.record.headers['event-type'] as string;
       const version = c.record.headers['aggregate-version'] as string;
       assert.equal(
-        await h.describe(deriveWorkflowId(prefix, `${c.aggregateId}@${version}`)),
+        await h.describe(deriveWorkflowId(prefix, versionIdentity(c.aggregateId, Number(version)))),
         undefined,
         `no workflow for ${c.aggregateId}`,
       );
     }
     // The owner's own order and the message after the poison start as usual.
-    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', `${owner!}@1`)));
-    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', `${follower!}@1`)));
+    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(owner!, 1))));
+    assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(follower!, 1))));
     assert.equal(await h.ledgerCount(), 2);
   });
 });

@@ -202,7 +202,8 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
       [orderId],
     );
     assert.equal(rows.length, 1);
-    const other = `order:${orderId}:reserve`;
+    // A key no step derives: a second reservation made outside the order's own keys.
+    const other = `manual:${orderId}:reserve`;
     await db.pool.query(
       `INSERT INTO "${h.schema}".inventory_reservations (key, order_id, items, status)
        VALUES ($1, $2, '[]'::jsonb, 'reserved')`,
