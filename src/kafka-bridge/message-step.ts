@@ -36,11 +36,46 @@ export class DependencyCallError extends Error {
   }
 }
 
-async function call<T>(dependency: Dependency, fn: () => Promise<T>): Promise<T> {
+/** How often an in-flight call checks ownership and heartbeats (kafkajs throttles the latter). */
+const KEEPALIVE_MS = 250;
+
+/**
+ * Runs one dependency call (`fn`) for a partition: its failure is tagged with the dependency
+ * (DependencyCallError, classified from its cause); while it is in flight the consumer keeps
+ * heartbeating (a Temporal call retries internally for ~20 s, a statement waits up to its
+ * timeout: longer than a short session), and the moment the partition is no longer ours the
+ * call is abandoned (RetryAbortedError): its result, if any, is ignored and the new owner
+ * deduplicates whatever it did.
+ */
+export async function callDependency<T>(
+  dependency: Dependency,
+  fn: () => Promise<T>,
+  controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const lost = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      if (!controls.ownsPartition()) {
+        reject(new RetryAbortedError(dependency, new Error('partition no longer ours')));
+        return;
+      }
+      controls.heartbeat().catch(() => undefined);
+    }, KEEPALIVE_MS);
+  });
+  const work = (async () => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new DependencyCallError(dependency, err);
+    }
+  })();
   try {
-    return await fn();
-  } catch (err) {
-    throw new DependencyCallError(dependency, err);
+    return await Promise.race([work, lost]);
+  } finally {
+    clearInterval(timer);
+    // An abandoned call may still fail later; nobody waits for it any more.
+    work.catch(() => undefined);
+    lost.catch(() => undefined);
   }
 }
 
@@ -62,6 +97,12 @@ export interface StepDeps {
 export interface StepControls {
   /** False once the bridge stops or the partition is no longer ours: leave the message. */
   shouldContinue: () => boolean;
+  /**
+   * False once a rebalance took the partition away (or a new generation began): in-flight
+   * calls are abandoned and nothing is committed or dead-lettered for it any more. A stopping
+   * bridge still owns its partitions and commits the handled prefix.
+   */
+  ownsPartition: () => boolean;
   heartbeat: () => Promise<void>;
 }
 
@@ -126,7 +167,7 @@ async function attemptStart(
   ctx: StepContext,
 ): Promise<AttemptResult> {
   const { deps, topic, partition } = ctx;
-  const facts = await call('postgres', () => ctx.view.lookup(cmd));
+  const facts = await callDependency('postgres', () => ctx.view.lookup(cmd), ctx.controls);
   const verdict = classifyAgainstLedger(cmd, facts.known, facts.highest);
   if (verdict.kind === 'duplicate') return { kind: 'duplicate', source: 'ledger' };
   if (verdict.kind === 'poison') {
@@ -137,7 +178,7 @@ async function attemptStart(
   }
   const source = { topic, partition, offset: item.message.offset };
   const timer = deps.metrics.startLatency.startTimer();
-  const outcome = await call('temporal', () => deps.start(cmd, source));
+  const outcome = await callDependency('temporal', () => deps.start(cmd, source), ctx.controls);
   timer();
   if (outcome.kind === 'conflict') {
     deps.metrics.conflicts.inc({ topic });
@@ -148,20 +189,23 @@ async function attemptStart(
   }
   // Started, or started earlier but not in the ledger (a crash between start and ledger
   // write, or the ledger was reaped): record it so the next redelivery costs no Temporal call.
-  await call('postgres', () =>
-    deps.ledger.recordStarted({
-      identity: cmd.identity,
-      eventType: cmd.eventType,
-      eventId: cmd.eventId,
-      aggregateId: cmd.aggregateId,
-      aggregateVersion: cmd.aggregateVersion,
-      fingerprint: cmd.fingerprint,
-      workflowId: cmd.workflowId,
-      runId: outcome.runId,
-      sourceTopic: topic,
-      sourcePartition: partition,
-      sourceOffset: item.message.offset,
-    }),
+  await callDependency(
+    'postgres',
+    () =>
+      deps.ledger.recordStarted({
+        identity: cmd.identity,
+        eventType: cmd.eventType,
+        eventId: cmd.eventId,
+        aggregateId: cmd.aggregateId,
+        aggregateVersion: cmd.aggregateVersion,
+        fingerprint: cmd.fingerprint,
+        workflowId: cmd.workflowId,
+        runId: outcome.runId,
+        sourceTopic: topic,
+        sourcePartition: partition,
+        sourceOffset: item.message.offset,
+      }),
+    ctx.controls,
   );
   ctx.view.remember(cmd, outcome.runId);
   return outcome.kind === 'started'
@@ -233,7 +277,7 @@ export async function deadLetter(
         failedAt: deps.now(),
       });
       await retryClassified(
-        () => call('dlq', () => deps.sendToDlq(record)),
+        () => callDependency('dlq', () => deps.sendToDlq(record), ctx.controls),
         retryOptions(ctx, 'dlq write'),
       );
     } catch (err) {
@@ -253,7 +297,7 @@ export async function deadLetter(
         'DLQ refused the full record; writing a stub',
       );
       await retryClassified(
-        () => call('dlq', () => deps.sendToDlq(stubRecord)),
+        () => callDependency('dlq', () => deps.sendToDlq(stubRecord), ctx.controls),
         retryOptions(ctx, 'dlq stub write', Number.POSITIVE_INFINITY),
       );
       stub = true;

@@ -3,10 +3,12 @@ import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './bac
 import { describeError } from './classify-error';
 import { LedgerView } from './ledger-view';
 import {
+  callDependency,
   handleMessage,
   translateSafely,
   type BatchItem,
   type StepContext,
+  type StepControls,
   type StepDeps,
 } from './message-step';
 import { OffsetTracker } from './offset-tracker';
@@ -23,16 +25,7 @@ export interface BatchDeps extends StepDeps {
 }
 
 /** The consumer's controls for one partition's batch (kafkajs eachBatch payload). */
-export interface BatchControls {
-  /** False once the bridge stops, the consumer stops, or the partition is no longer ours. */
-  shouldContinue: () => boolean;
-  /**
-   * False once a rebalance took the partition away (or a new generation began): nothing is
-   * committed or dead-lettered for it any more. A stopping bridge still owns its partitions
-   * and commits the handled prefix.
-   */
-  ownsPartition: () => boolean;
-  heartbeat: () => Promise<void>;
+export interface BatchControls extends StepControls {
   resolveOffset: (offset: string) => void;
   /** Commits `nextOffset` (last handled offset + 1) for this partition. */
   commit: (nextOffset: string) => Promise<void>;
@@ -75,6 +68,9 @@ export async function handleBatch(
   controls: BatchControls,
 ): Promise<void> {
   const { topic, partition } = batch;
+  // A batch fetched for a partition a rebalance already took away (or while stopping) is
+  // left for its owner: kafkajs fetches again until its next heartbeat learns of the rebalance.
+  if (!controls.shouldContinue()) return;
   const log = deps.log.child({ topic, partition });
   deps.metrics.consumed.inc({ topic }, batch.messages.length);
   if (batch.messages.length > 0) {
@@ -104,19 +100,22 @@ export async function handleBatch(
     .map((i) => i.translation)
     .filter((t): t is StartCommand => t.kind === 'start');
   try {
-    await retryClassified(() => ctx.view.prefetch(starts), {
-      what: 'ledger batch lookup',
-      shouldContinue: controls.shouldContinue,
-      heartbeat: controls.heartbeat,
-      backoff: deps.backoff,
-      maxAttempts: deps.maxAttempts,
-      onRetry: (err, classification) => {
-        deps.metrics.failedAttempts.inc({ dependency: 'postgres', kind: classification.kind });
-        if (classification.kind === 'transient')
-          deps.metrics.transientRetries.inc({ dependency: 'postgres' });
-        log.warn({ err: describeError(err), kind: classification.kind }, 'ledger lookup failed');
+    await retryClassified(
+      () => callDependency('postgres', () => ctx.view.prefetch(starts), controls),
+      {
+        what: 'ledger batch lookup',
+        shouldContinue: controls.shouldContinue,
+        heartbeat: controls.heartbeat,
+        backoff: deps.backoff,
+        maxAttempts: deps.maxAttempts,
+        onRetry: (err, classification) => {
+          deps.metrics.failedAttempts.inc({ dependency: 'postgres', kind: classification.kind });
+          if (classification.kind === 'transient')
+            deps.metrics.transientRetries.inc({ dependency: 'postgres' });
+          log.warn({ err: describeError(err), kind: classification.kind }, 'ledger lookup failed');
+        },
       },
-    });
+    );
   } catch (err) {
     if (err instanceof RetryAbortedError) return;
     if (!(err instanceof RetriesExhaustedError)) throw err;

@@ -171,6 +171,17 @@ describe('message step (per-message outcome, with fakes)', () => {
     assert.equal(dlq.attempts, 0);
   });
 
+  it('heartbeats during a long call and abandons it the moment the partition is lost', async () => {
+    starter.delayMs = () => 60_000;
+    const started = Date.now();
+    setTimeout(() => (s.controls.owned = false), 700);
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.deepEqual(outcome, { kind: 'retry' });
+    assert.ok(Date.now() - started < 2000, 'not waiting for the hung call');
+    assert.ok(s.controls.heartbeats >= 2, `heartbeats during the call: ${s.controls.heartbeats}`);
+    assert.equal(dlq.attempts, 0);
+  });
+
   it('dead-letters a start Temporal rejects (INVALID_ARGUMENT) as start-rejected', async () => {
     starter.outcome = () => ({ kind: 'rejected', error: 'workflow id too long' });
     const outcome = await handleMessage(s.item(), s.ctx);
