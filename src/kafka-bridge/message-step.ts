@@ -8,8 +8,9 @@ import {
 } from './backoff';
 import { describeError } from './classify-error';
 import { classifyAgainstLedger } from './dedup';
-import { buildDlqMessage, type DlqRecord } from './dlq-message';
-import { buildDlqStub } from './dlq-stub';
+import { deadLetter } from './dead-letter';
+import { callDependency, retryOptions } from './dependency-call';
+import type { DlqRecord } from './dlq-message';
 import type { LedgerView, BatchLedger } from './ledger-view';
 import type { BridgeMetrics } from './metrics';
 import type { PoisonReason } from './poison';
@@ -22,62 +23,8 @@ import {
 } from './translate';
 import type { SourcePosition, StartOutcome } from './workflow-starter';
 
-/** The dependency a failed call belongs to (the `dependency` label of the retry metrics). */
-export type Dependency = 'temporal' | 'postgres' | 'dlq';
-
-/** A failed call of one dependency; the original error is the cause (classified from it). */
-export class DependencyCallError extends Error {
-  override readonly name = 'DependencyCallError';
-  constructor(
-    readonly dependency: Dependency,
-    cause: unknown,
-  ) {
-    super(`${dependency}: ${describeError(cause)}`, { cause });
-  }
-}
-
-/** How often an in-flight call checks ownership and heartbeats (kafkajs throttles the latter). */
-const KEEPALIVE_MS = 250;
-
-/**
- * Runs one dependency call (`fn`) for a partition: its failure is tagged with the dependency
- * (DependencyCallError, classified from its cause); while it is in flight the consumer keeps
- * heartbeating (a Temporal call retries internally for ~20 s, a statement waits up to its
- * timeout: longer than a short session), and the moment the partition is no longer ours the
- * call is abandoned (RetryAbortedError): its result, if any, is ignored and the new owner
- * deduplicates whatever it did.
- */
-export async function callDependency<T>(
-  dependency: Dependency,
-  fn: () => Promise<T>,
-  controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
-): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const lost = new Promise<never>((_, reject) => {
-    timer = setInterval(() => {
-      if (!controls.ownsPartition()) {
-        reject(new RetryAbortedError(dependency, new Error('partition no longer ours')));
-        return;
-      }
-      controls.heartbeat().catch(() => undefined);
-    }, KEEPALIVE_MS);
-  });
-  const work = (async () => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw new DependencyCallError(dependency, err);
-    }
-  })();
-  try {
-    return await Promise.race([work, lost]);
-  } finally {
-    clearInterval(timer);
-    // An abandoned call may still fail later; nobody waits for it any more.
-    work.catch(() => undefined);
-    lost.catch(() => undefined);
-  }
-}
+export { callDependency, DependencyCallError, type Dependency } from './dependency-call';
+export { deadLetter } from './dead-letter';
 
 /** What the per-message step talks to; injected by the batch handler (fakes in tests). */
 export interface StepDeps {
@@ -211,105 +158,6 @@ async function attemptStart(
   return outcome.kind === 'started'
     ? { kind: 'started', runId: outcome.runId }
     : { kind: 'duplicate', source: 'temporal' };
-}
-
-function retryOptions(ctx: StepContext, what: string, maxAttempts?: number) {
-  const { deps, controls } = ctx;
-  return {
-    what,
-    shouldContinue: controls.shouldContinue,
-    heartbeat: controls.heartbeat,
-    backoff: deps.backoff,
-    maxAttempts: maxAttempts ?? deps.maxAttempts,
-    onRetry: (
-      err: unknown,
-      classification: { kind: string; source: string; code?: string },
-      attempt: number,
-      delayMs: number,
-    ) => {
-      const dependency = err instanceof DependencyCallError ? err.dependency : 'none';
-      deps.metrics.failedAttempts.inc({ dependency, kind: classification.kind });
-      if (classification.kind === 'transient') deps.metrics.transientRetries.inc({ dependency });
-      ctx.log.warn(
-        {
-          what,
-          dependency,
-          classification:
-            `${classification.kind} ${classification.source} ${classification.code ?? ''}`.trim(),
-          attempt,
-          delayMs: Math.round(delayMs),
-          err: describeError(err),
-        },
-        classification.kind === 'transient'
-          ? 'dependency unavailable, retrying'
-          : 'failed, retrying a bounded number of times',
-      );
-    },
-  };
-}
-
-/**
- * Writes the DLQ record of a message; when the DLQ refuses the full record for something
- * the message carries (too large, un-encodable) a few times in a row, writes the stub record
- * instead (dlq-stub.ts), retried until written: the stub is small and built from plain
- * strings, so only an unavailable DLQ can refuse it. Never writes for a partition we no longer
- * own (`shouldContinue` false: the outcome is `retry`).
- */
-export async function deadLetter(
-  item: BatchItem,
-  reason: PoisonReason,
-  error: string,
-  ctx: StepContext,
-): Promise<StepOutcome> {
-  const { deps, topic, partition } = ctx;
-  const offset = item.message.offset;
-  if (!ctx.controls.shouldContinue()) return { kind: 'retry' };
-  let stub = false;
-  try {
-    try {
-      const record = buildDlqMessage({
-        message: item.message,
-        topic,
-        partition,
-        offset,
-        reason,
-        error,
-        failedAt: deps.now(),
-      });
-      await retryClassified(
-        () => callDependency('dlq', () => deps.sendToDlq(record), ctx.controls),
-        retryOptions(ctx, 'dlq write'),
-      );
-    } catch (err) {
-      if (err instanceof RetryAbortedError) throw err;
-      const stubRecord = buildDlqStub({
-        message: item.message,
-        topic,
-        partition,
-        offset,
-        reason,
-        error,
-        refusal: describeError(err),
-        failedAt: deps.now(),
-      });
-      ctx.log.warn(
-        { offset, reason, refusal: describeError(err) },
-        'DLQ refused the full record; writing a stub',
-      );
-      await retryClassified(
-        () => callDependency('dlq', () => deps.sendToDlq(stubRecord), ctx.controls),
-        retryOptions(ctx, 'dlq stub write', Number.POSITIVE_INFINITY),
-      );
-      stub = true;
-      deps.metrics.dlqStubs.inc({ topic, reason });
-    }
-  } catch (err) {
-    if (err instanceof RetryAbortedError) return { kind: 'retry' };
-    throw err;
-  }
-  deps.metrics.dlq.inc({ topic, reason });
-  ctx.log.warn({ offset, reason, error, stub }, 'dead-lettered');
-  return { kind: 'dead-lettered', reason, stub };
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { Batch, KafkaMessage } from 'kafkajs';
 import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
-import { describeError } from './classify-error';
 import { LedgerView } from './ledger-view';
+import { callDependency, retryOptions } from './dependency-call';
 import {
-  callDependency,
   handleMessage,
   translateSafely,
   type BatchItem,
@@ -102,19 +101,7 @@ export async function handleBatch(
   try {
     await retryClassified(
       () => callDependency('postgres', () => ctx.view.prefetch(starts), controls),
-      {
-        what: 'ledger batch lookup',
-        shouldContinue: controls.shouldContinue,
-        heartbeat: controls.heartbeat,
-        backoff: deps.backoff,
-        maxAttempts: deps.maxAttempts,
-        onRetry: (err, classification) => {
-          deps.metrics.failedAttempts.inc({ dependency: 'postgres', kind: classification.kind });
-          if (classification.kind === 'transient')
-            deps.metrics.transientRetries.inc({ dependency: 'postgres' });
-          log.warn({ err: describeError(err), kind: classification.kind }, 'ledger lookup failed');
-        },
-      },
+      retryOptions(ctx, 'ledger batch lookup'),
     );
   } catch (err) {
     if (err instanceof RetryAbortedError) return;
