@@ -20,12 +20,20 @@ export class DependencyCallError extends Error {
 const KEEPALIVE_MS = 250;
 
 /**
+ * How long a call may still finish after its partition was lost before it is abandoned: a
+ * healthy start or statement takes milliseconds and its result is worth keeping (it records
+ * the start, so the new owner finds it in the ledger); a call hung on an outage is not worth
+ * holding the group's rebalance for.
+ */
+export const ABANDON_GRACE_MS = 2000;
+
+/**
  * Runs one dependency call (`fn`) for a partition: its failure is tagged with the dependency
  * (DependencyCallError, classified from its cause); while it is in flight the consumer keeps
  * heartbeating (a Temporal call retries internally for ~20 s, a statement waits up to its
- * timeout: longer than a short session), and the moment the partition is no longer ours the
- * call is abandoned (RetryAbortedError): its result, if any, is ignored and the new owner
- * deduplicates whatever it did.
+ * timeout: longer than a short session), and once the partition is no longer ours the call is
+ * abandoned (RetryAbortedError) after a short grace ({@link ABANDON_GRACE_MS}): its result,
+ * if any, is ignored and the new owner deduplicates whatever it did.
  */
 export async function callDependency<T>(
   dependency: Dependency,
@@ -33,10 +41,13 @@ export async function callDependency<T>(
   controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let lostAt: number | undefined;
   const lost = new Promise<never>((_, reject) => {
     timer = setInterval(() => {
       if (!controls.ownsPartition()) {
-        reject(new RetryAbortedError(dependency, new Error('partition no longer ours')));
+        lostAt ??= Date.now();
+        if (Date.now() - lostAt >= ABANDON_GRACE_MS)
+          reject(new RetryAbortedError(dependency, new Error('partition no longer ours')));
         return;
       }
       controls.heartbeat().catch(() => undefined);

@@ -3,6 +3,7 @@ import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
 import pino from 'pino';
 import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
 import { DLQ_STUB_HEADER, type DlqStubValue } from '../../../src/kafka-bridge/dlq-stub';
+import { ABANDON_GRACE_MS } from '../../../src/kafka-bridge/dependency-call';
 import { LedgerView } from '../../../src/kafka-bridge/ledger-view';
 import {
   handleMessage,
@@ -171,15 +172,27 @@ describe('message step (per-message outcome, with fakes)', () => {
     assert.equal(dlq.attempts, 0);
   });
 
-  it('heartbeats during a long call and abandons it the moment the partition is lost', async () => {
+  it('heartbeats during a long call and abandons it soon after the partition is lost', async () => {
     starter.delayMs = () => 60_000;
     const started = Date.now();
     setTimeout(() => (s.controls.owned = false), 700);
     const outcome = await handleMessage(s.item(), s.ctx);
     assert.deepEqual(outcome, { kind: 'retry' });
-    assert.ok(Date.now() - started < 2000, 'not waiting for the hung call');
+    const waited = Date.now() - started;
+    assert.ok(
+      waited < 700 + ABANDON_GRACE_MS + 1000,
+      `not waiting for the hung call (${waited} ms)`,
+    );
     assert.ok(s.controls.heartbeats >= 2, `heartbeats during the call: ${s.controls.heartbeats}`);
     assert.equal(dlq.attempts, 0);
+  });
+
+  it('lets a call that finishes within the grace keep its result after the partition is lost', async () => {
+    starter.delayMs = () => 600;
+    setTimeout(() => (s.controls.owned = false), 100);
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'started');
+    assert.equal(ledger.rows.size, 1, 'the start is recorded for the new owner to find');
   });
 
   it('dead-letters a start Temporal rejects (INVALID_ARGUMENT) as start-rejected', async () => {
