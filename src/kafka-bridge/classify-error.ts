@@ -53,8 +53,21 @@ export const KAFKA_MESSAGE_FAULT_TYPES: ReadonlySet<string> = new Set([
   'INVALID_TIMESTAMP',
 ]);
 
-/** Kafka protocol error types that mean "we may not", fixed by an operator: transient. */
-const KAFKA_AUTH_TYPES: ReadonlySet<string> = new Set([
+/**
+ * Kafka protocol error types that are transient although KafkaJS marks some non-retriable:
+ * "we may not" (authorization: an operator fixes it), and the idempotent producer's own state
+ * after a broker restart or failover (sequence numbers, producer IDs): never the record.
+ */
+const KAFKA_TRANSIENT_TYPES: ReadonlySet<string> = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'DUPLICATE_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'NOT_ENOUGH_REPLICAS',
+  'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+  'GROUP_LOAD_IN_PROGRESS',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR_FOR_GROUP',
   'TOPIC_AUTHORIZATION_FAILED',
   'GROUP_AUTHORIZATION_FAILED',
   'CLUSTER_AUTHORIZATION_FAILED',
@@ -163,7 +176,7 @@ function classifyKafka(err: unknown, name: string): Omit<ErrorClassification, 'e
   if (typeof type === 'string') {
     if (KAFKA_MESSAGE_FAULT_TYPES.has(type))
       return { kind: 'permanent', source: 'kafka', code: type };
-    if (KAFKA_AUTH_TYPES.has(type)) return { kind: 'transient', source: 'kafka', code: type };
+    if (KAFKA_TRANSIENT_TYPES.has(type)) return { kind: 'transient', source: 'kafka', code: type };
   }
   if (KAFKA_TRANSIENT_NAMES.has(name)) return { kind: 'transient', source: 'kafka', code: name };
   const retriable = field(err, 'retriable');

@@ -50,6 +50,11 @@ const TABLE: Array<[string, unknown, ErrorKind]> = [
     kafkaProtocol('TOPIC_AUTHORIZATION_FAILED', false),
     'transient',
   ],
+  [
+    'kafka OUT_OF_ORDER_SEQUENCE_NUMBER (producer state after a failover)',
+    kafkaProtocol('OUT_OF_ORDER_SEQUENCE_NUMBER', false),
+    'transient',
+  ],
   ['kafka other non-retriable', kafkaProtocol('UNSUPPORTED_VERSION', false), 'permanent'],
   [
     'KafkaJSConnectionError',
