@@ -42,6 +42,16 @@ export const DEFAULTS = {
   DATABASE_SCHEMA: 'public',
   /** Connections per process in the Postgres pool. */
   DATABASE_POOL_MAX: '10',
+  /** How long opening a Postgres connection may take before it fails (and is retried). */
+  DATABASE_CONNECT_TIMEOUT_MS: '5000',
+  /**
+   * Postgres statement_timeout: a statement running longer (e.g. waiting for a lock someone
+   * else holds) is cancelled (SQLSTATE 57014) and retried by its caller, so a hung query
+   * cannot stop the bridge. 0 turns it off.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: '15000',
+  /** Postgres idle_in_transaction_session_timeout: ends a session left idle inside a transaction. 0 = off. */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '30000',
   /** pino log level. */
   LOG_LEVEL: 'info',
   /**
@@ -95,6 +105,12 @@ const logLevel = z.enum(
   'must be a pino level (fatal, error, warn, info, debug, trace, silent)',
 );
 
+/** Milliseconds, 0 meaning off (Postgres's own convention for its timeouts). */
+const millisOrOff = z.coerce
+  .number('must be a number of milliseconds')
+  .int('must be a number of milliseconds')
+  .min(0, 'must be 0 (off) or a number of milliseconds');
+
 const envSchema = z.object({
   TEMPORAL_ADDRESS: hostPort.default(DEFAULTS.TEMPORAL_ADDRESS),
   TEMPORAL_NAMESPACE: nonEmpty.default(DEFAULTS.TEMPORAL_NAMESPACE),
@@ -125,6 +141,13 @@ const envSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
     .default(DEFAULTS.DATABASE_SCHEMA),
   DATABASE_POOL_MAX: positiveInt.default(Number(DEFAULTS.DATABASE_POOL_MAX)),
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt.default(Number(DEFAULTS.DATABASE_CONNECT_TIMEOUT_MS)),
+  DATABASE_STATEMENT_TIMEOUT_MS: millisOrOff.default(
+    Number(DEFAULTS.DATABASE_STATEMENT_TIMEOUT_MS),
+  ),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: millisOrOff.default(
+    Number(DEFAULTS.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS),
+  ),
   LOG_LEVEL: logLevel.default(DEFAULTS.LOG_LEVEL),
   WORKER_METRICS_PORT: z.coerce
     .number('must be a port number')
@@ -209,6 +232,12 @@ export interface Config {
     sslCaPath?: string;
     schema: string;
     poolMax: number;
+    /** Connect timeout (ms). */
+    connectTimeoutMs: number;
+    /** statement_timeout (ms); 0 = off. */
+    statementTimeoutMs: number;
+    /** idle_in_transaction_session_timeout (ms); 0 = off. */
+    idleInTransactionTimeoutMs: number;
   };
   worker: {
     /** Prometheus port of the Temporal runtime's exporter; 0 = off. */
@@ -347,6 +376,9 @@ function toConfig(e: Env): Config {
       sslCaPath: e.DATABASE_SSL_CA_PATH,
       schema: e.DATABASE_SCHEMA,
       poolMax: e.DATABASE_POOL_MAX,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     },
     worker: {
       metricsPort: e.WORKER_METRICS_PORT,

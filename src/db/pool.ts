@@ -36,6 +36,15 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
     ssl,
     max: database.poolMax,
     options: `-c search_path=${schema}`,
+    // A dependency must not hang the bridge: a connect that never completes, a statement
+    // waiting on a lock someone else holds, a session left idle inside a transaction all
+    // end in an error the caller classifies (classify-error.ts) and retries.
+    connectionTimeoutMillis: database.connectTimeoutMs,
+    statement_timeout: database.statementTimeoutMs || undefined,
+    idle_in_transaction_session_timeout: database.idleInTransactionTimeoutMs || undefined,
+    // Client-side backstop for a server that stops answering without closing the socket
+    // (statement_timeout runs on the server): a little later than the server's own timeout.
+    query_timeout: database.statementTimeoutMs ? database.statementTimeoutMs + 5_000 : undefined,
   });
   // Without a listener, an idle client's error would be an unhandled 'error' event and
   // crash the process; a restarted Postgres must only cost the queries in flight.

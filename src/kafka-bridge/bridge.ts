@@ -7,6 +7,8 @@ import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
+import { PartitionOwnership, isMembershipLost } from './partition-ownership';
+import { startOrDeduplicate } from './workflow-starter';
 import type { RouteTable } from './routes';
 
 /** Options of startBridge; defaults come from config. */
@@ -29,6 +31,11 @@ export interface BridgeOptions {
   taskQueue?: string;
   /** Retry pacing while a dependency is down. Default: 200 ms doubling to 10 s. */
   backoff?: BackoffOptions;
+  /**
+   * Tries of a failure that is not a dependency outage before the message is dead-lettered
+   * as `processing-failed`. Default: 3.
+   */
+  maxAttempts?: number;
   /** Read from the earliest offset when the group has none. Default: true (lose nothing). */
   fromBeginning?: boolean;
 }
@@ -74,6 +81,24 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     },
   });
   let stopping = false;
+  const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
+  // Which partitions are ours, per generation: a batch stuck retrying an outage stops at once
+  // when a rebalance takes its partition away, and never commits or dead-letters for it.
+  const ownership = new PartitionOwnership();
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    ownership.assign(payload.memberAssignment);
+    metrics.progress.retainOnly((topic, partition) => ownership.owns(topic, partition));
+    log.info({ assignment: payload.memberAssignment }, 'partitions assigned');
+  });
+  consumer.on(consumer.events.REBALANCING, () => ownership.revokeAll());
+  consumer.on(consumer.events.CRASH, () => ownership.revokeAll());
+  const noticeLoss = (err: unknown) => {
+    if (isMembershipLost(err)) {
+      ownership.revokeAll();
+      log.warn({ err: (err as Error).message }, 'group membership lost; leaving its partitions');
+    }
+    throw err;
+  };
 
   await producer.connect();
   await consumer.connect();
@@ -84,22 +109,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: config.bridge.partitionsConcurrency,
-    eachBatch: async ({
-      batch,
-      resolveOffset,
-      heartbeat,
-      commitOffsetsIfNecessary,
-      isRunning,
-      isStale,
-    }) => {
+    eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning }) => {
+      const lease = ownership.lease(batch.topic, batch.partition);
       await handleBatch(
         batch,
         {
           routes: options.routes,
           translateOptions: { maxBytes: config.bridge.maxMessageBytes },
           ledger,
-          client: options.client,
-          taskQueue: options.taskQueue ?? config.temporal.taskQueue,
+          start: (cmd, source) => startOrDeduplicate(options.client, taskQueue, cmd, source),
           sendToDlq: async (record) => {
             await producer.send({ topic: record.topic, acks: -1, messages: [record.message] });
           },
@@ -107,18 +125,20 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           log,
           concurrency: config.bridge.startConcurrency,
           backoff: options.backoff,
+          maxAttempts: options.maxAttempts,
           now: () => new Date(),
         },
         {
-          shouldContinue: () => !stopping && isRunning() && !isStale(),
-          heartbeat,
+          shouldContinue: () => !stopping && isRunning() && lease.valid(),
+          ownsPartition: () => lease.valid(),
+          heartbeat: () => heartbeat().catch(noticeLoss),
           resolveOffset,
           commit: (offset) =>
             commitOffsetsIfNecessary({
               topics: [
                 { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
               ],
-            }),
+            }).catch(noticeLoss),
         },
       );
     },

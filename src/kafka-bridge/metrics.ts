@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PartitionProgress } from './partition-progress';
 
 /** The bridge's Prometheus metrics (ARCHITECTURE.md, "Bridge behaviour"). */
-export function createBridgeMetrics() {
+export function createBridgeMetrics(progress: PartitionProgress = new PartitionProgress()) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'onceflow_bridge_' });
   const labels = ['topic'] as const;
@@ -44,6 +45,18 @@ export function createBridgeMetrics() {
       labelNames: ['topic', 'reason'] as const,
       registers: [registry],
     }),
+    dlqStubs: new Counter({
+      name: 'onceflow_bridge_dlq_stub_total',
+      help: 'DLQ stub records written because the DLQ refused the full record (dlq-stub.ts)',
+      labelNames: ['topic', 'reason'] as const,
+      registers: [registry],
+    }),
+    failedAttempts: new Counter({
+      name: 'onceflow_bridge_failed_attempts_total',
+      help: 'Failed tries on a message path, by dependency and error classification',
+      labelNames: ['dependency', 'kind'] as const,
+      registers: [registry],
+    }),
     transientRetries: new Counter({
       name: 'onceflow_bridge_transient_retries_total',
       help: 'Retries because Temporal, Postgres or the DLQ producer was unavailable',
@@ -61,6 +74,18 @@ export function createBridgeMetrics() {
       help: 'High watermark minus the next offset to handle, per partition',
       labelNames: ['topic', 'partition'] as const,
       registers: [registry],
+    }),
+    progress,
+    partitionStalled: new Gauge({
+      name: 'onceflow_bridge_partition_stalled_seconds',
+      help: 'Seconds since the partition committed offset last advanced while messages wait (0 when caught up)',
+      labelNames: ['topic', 'partition'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of progress.stalls())
+          this.set({ topic: s.topic, partition: String(s.partition) }, s.seconds);
+      },
     }),
   };
 }

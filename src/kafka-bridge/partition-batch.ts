@@ -1,63 +1,65 @@
-import type { Client } from '@temporalio/client';
 import type { Batch, KafkaMessage } from 'kafkajs';
-import type { Logger } from '../logger';
-import type { KnownEvent, LedgerStore } from '../db/ledger-store';
-import { RetryAbortedError, retryTransient, type BackoffOptions } from './backoff';
-import { classifyAgainstLedger } from './dedup';
-import { buildDlqMessage, type DlqRecord } from './dlq-message';
-import type { PoisonReason } from './envelope';
-import type { BridgeMetrics } from './metrics';
-import type { RouteTable } from './routes';
+import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
+import { LedgerView } from './ledger-view';
+import { callDependency, retryOptions } from './dependency-call';
 import {
-  translateMessage,
-  type StartCommand,
-  type TranslateOptions,
-  type Translation,
-} from './translate';
-import { startOrDeduplicate } from './workflow-starter';
+  handleMessage,
+  translateSafely,
+  type BatchItem,
+  type StepContext,
+  type StepControls,
+  type StepDeps,
+} from './message-step';
+import { OffsetTracker } from './offset-tracker';
+import type { RouteTable } from './routes';
+import type { StartCommand, TranslateOptions, Translation } from './translate';
 import { runLimited } from './run-limited';
 
 /** Everything the batch handler talks to; injected by the bridge (and by tests). */
-export interface BatchDeps {
+export interface BatchDeps extends StepDeps {
   routes: RouteTable;
   translateOptions: TranslateOptions;
-  ledger: LedgerStore;
-  client: Client;
-  taskQueue: string;
-  sendToDlq: (record: DlqRecord) => Promise<void>;
-  metrics: BridgeMetrics;
-  log: Logger;
-  /** Different keys of one batch started at once, at most. */
+  /** Different groups (keys or aggregates) of one batch handled at once, at most. */
   concurrency: number;
-  backoff?: BackoffOptions;
-  now: () => Date;
 }
 
 /** The consumer's controls for one partition's batch (kafkajs eachBatch payload). */
-export interface BatchControls {
-  /** False once the bridge stops, the consumer stops, or the partition was reassigned. */
-  shouldContinue: () => boolean;
-  heartbeat: () => Promise<void>;
+export interface BatchControls extends StepControls {
   resolveOffset: (offset: string) => void;
   /** Commits `nextOffset` (last handled offset + 1) for this partition. */
   commit: (nextOffset: string) => Promise<void>;
 }
 
-interface Item {
-  message: KafkaMessage;
-  translation: Translation;
-  done: boolean;
+/**
+ * The group a message is handled in, in offset order: its aggregate ID when it translated to a
+ * start (the contract keys by aggregate ID, so this is the key for keyed messages, and it keeps
+ * a null-key cancellation behind its order), else its key, else its own offset (poison without
+ * an aggregate has nothing to keep order with).
+ */
+export function groupKeyOf(message: KafkaMessage, translation: Translation): string {
+  if (translation.kind === 'start') return `a:${translation.aggregateId}`;
+  if (message.key) return `a:${message.key.toString('utf8')}`;
+  return `o:${message.offset}`;
 }
 
-type Dependency = 'temporal' | 'postgres' | 'dlq';
+/** The batch's items in groups; each group in offset order. */
+export function groupItems(items: readonly BatchItem[]): BatchItem[][] {
+  const groups = new Map<string, BatchItem[]>();
+  for (const item of items) {
+    const key = groupKeyOf(item.message, item.translation);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return [...groups.values()];
+}
 
 /**
- * Handles one fetched batch of one partition: translate every message, look the batch up in
- * the ledger with one query each for identities and versions, then per message key in order
- * (different keys concurrently, bounded) start, deduplicate or dead-letter. Offsets are
- * resolved only for the contiguous prefix of handled messages, and committed at the end; a
- * message whose dependency is down is retried, never dead-lettered, and stays uncommitted if
- * the bridge stops meanwhile.
+ * Handles one fetched batch of one partition: translate every message (each inside its own
+ * guard), look the batch up in the ledger, then per group in order (different groups
+ * concurrently, bounded) run the per-message step (message-step.ts). Offsets are resolved
+ * for the contiguous prefix of handled messages (offset-tracker.ts) and committed at the end,
+ * only while the partition is still ours.
  */
 export async function handleBatch(
   batch: Batch,
@@ -65,199 +67,78 @@ export async function handleBatch(
   controls: BatchControls,
 ): Promise<void> {
   const { topic, partition } = batch;
+  // A batch fetched for a partition a rebalance already took away (or while stopping) is
+  // left for its owner: kafkajs fetches again until its next heartbeat learns of the rebalance.
+  if (!controls.shouldContinue()) return;
   const log = deps.log.child({ topic, partition });
   deps.metrics.consumed.inc({ topic }, batch.messages.length);
+  if (batch.messages.length > 0) {
+    deps.metrics.progress.noteBatch(
+      topic,
+      partition,
+      batch.messages[0]!.offset,
+      batch.highWatermark,
+    );
+  }
 
-  const retry = <T>(what: Dependency, fn: () => Promise<T>) =>
-    retryTransient(fn, {
-      what,
-      shouldContinue: controls.shouldContinue,
-      heartbeat: controls.heartbeat,
-      backoff: deps.backoff,
-      onRetry: (err, attempt, delayMs) => {
-        deps.metrics.transientRetries.inc({ dependency: what });
-        log.warn(
-          { dependency: what, attempt, delayMs: Math.round(delayMs), err: (err as Error).message },
-          'dependency unavailable, retrying',
-        );
-      },
-    });
-
-  const items: Item[] = batch.messages.map((message) => ({
+  const items: BatchItem[] = batch.messages.map((message, index) => ({
     message,
-    translation: translateMessage(message, deps.routes, deps.translateOptions),
-    done: false,
+    index,
+    translation: translateSafely(message, deps.routes, deps.translateOptions),
   }));
+  const ctx: StepContext = {
+    topic,
+    partition,
+    deps,
+    controls,
+    view: new LedgerView(deps.ledger),
+    log,
+  };
+
   const starts = items
     .map((i) => i.translation)
     .filter((t): t is StartCommand => t.kind === 'start');
-
-  let known: Map<string, KnownEvent>;
-  let highest: Map<string, number>;
   try {
-    [known, highest] = await retry('postgres', () =>
-      Promise.all([
-        deps.ledger.findKnown([...new Set(starts.map((s) => s.identity))]),
-        deps.ledger.highestVersions(
-          starts.filter((s) => s.aggregateVersion !== undefined).map((s) => s.aggregateId),
-        ),
-      ]),
+    await retryClassified(
+      () => callDependency('postgres', () => ctx.view.prefetch(starts), controls),
+      retryOptions(ctx, 'ledger batch lookup'),
     );
   } catch (err) {
     if (err instanceof RetryAbortedError) return;
-    throw err;
+    if (!(err instanceof RetriesExhaustedError)) throw err;
+    // One message's identity the database refuses must not fail the batch: each message
+    // looks itself up inside its own guard instead.
+    log.warn({ err: err.message }, 'batch ledger lookup failed; looking up per message');
   }
 
-  let contiguous = 0;
-  let lastResolved: string | undefined;
-  const advance = () => {
-    while (contiguous < items.length && items[contiguous]!.done) {
-      lastResolved = items[contiguous]!.message.offset;
-      controls.resolveOffset(lastResolved);
-      contiguous++;
-    }
-  };
-
-  const deadLetter = async (item: Item, reason: PoisonReason, error: string, identity?: string) => {
-    const record = buildDlqMessage({
-      message: item.message,
-      topic,
-      partition,
-      offset: item.message.offset,
-      reason,
-      error,
-      failedAt: deps.now(),
-    });
-    await retry('dlq', () => deps.sendToDlq(record));
-    deps.metrics.dlq.inc({ topic, reason });
-    log.warn({ offset: item.message.offset, identity, reason, error }, 'dead-lettered');
-  };
-
-  const remember = (cmd: StartCommand, runId: string | null) => {
-    known.set(cmd.identity, {
-      eventType: cmd.eventType,
-      fingerprint: cmd.fingerprint,
-      workflowId: cmd.workflowId,
-      runId,
-    });
-    if (cmd.aggregateVersion !== undefined) {
-      highest.set(
-        cmd.aggregateId,
-        Math.max(highest.get(cmd.aggregateId) ?? 0, cmd.aggregateVersion),
-      );
-    }
-  };
-
-  const recordInLedger = (cmd: StartCommand, message: KafkaMessage, runId: string | null) =>
-    retry('postgres', () =>
-      deps.ledger.recordStarted({
-        identity: cmd.identity,
-        eventType: cmd.eventType,
-        eventId: cmd.eventId,
-        aggregateId: cmd.aggregateId,
-        aggregateVersion: cmd.aggregateVersion,
-        fingerprint: cmd.fingerprint,
-        workflowId: cmd.workflowId,
-        runId,
-        sourceTopic: topic,
-        sourcePartition: partition,
-        sourceOffset: message.offset,
-      }),
-    );
-
-  const handleItem = async (item: Item) => {
-    const t = item.translation;
-    if (t.kind === 'poison') return deadLetter(item, t.reason, t.error);
-    const verdict = classifyAgainstLedger(
-      t,
-      known.get(t.identity),
-      t.aggregateVersion !== undefined ? highest.get(t.aggregateId) : undefined,
-    );
-    if (verdict.kind === 'duplicate') {
-      deps.metrics.duplicates.inc({ topic, source: 'ledger' });
-      log.debug({ offset: item.message.offset, identity: t.identity }, 'duplicate (ledger)');
-      return;
-    }
-    if (verdict.kind === 'poison') {
-      (verdict.reason === 'identity-conflict' ? deps.metrics.conflicts : deps.metrics.stale).inc({
-        topic,
-      });
-      return deadLetter(item, verdict.reason, verdict.error, t.identity);
-    }
-    const source = { topic, partition, offset: item.message.offset };
-    const timer = deps.metrics.startLatency.startTimer();
-    const outcome = await retry('temporal', () =>
-      startOrDeduplicate(deps.client, deps.taskQueue, t, source),
-    );
-    timer();
-    switch (outcome.kind) {
-      case 'started':
-        await recordInLedger(t, item.message, outcome.runId);
-        remember(t, outcome.runId);
-        deps.metrics.started.inc({ topic, workflow_type: t.workflowType });
-        log.info(
-          {
-            offset: item.message.offset,
-            identity: t.identity,
-            workflowId: t.workflowId,
-            runId: outcome.runId,
-          },
-          'started',
-        );
-        return;
-      case 'duplicate':
-        // Started earlier but not in the ledger (a crash between start and ledger write, or
-        // the ledger was reaped): record it now so the next redelivery costs no Temporal call.
-        await recordInLedger(t, item.message, outcome.runId);
-        remember(t, outcome.runId);
-        deps.metrics.duplicates.inc({ topic, source: 'temporal' });
-        log.debug({ offset: item.message.offset, identity: t.identity }, 'duplicate (temporal)');
-        return;
-      case 'conflict':
-        deps.metrics.conflicts.inc({ topic });
-        return deadLetter(item, 'identity-conflict', outcome.error, t.identity);
-      case 'rejected':
-        return deadLetter(item, 'start-rejected', outcome.error, t.identity);
-    }
-  };
-
-  // Per key in order; a null key has no order to keep, so each such message is its own group.
-  const groups = new Map<string, Item[]>();
-  for (const item of items) {
-    const key = item.message.key
-      ? `k:${item.message.key.toString('latin1')}`
-      : `o:${item.message.offset}`;
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-
+  const tracker = new OffsetTracker(
+    items.map((i) => i.message.offset),
+    controls.resolveOffset,
+  );
   try {
     await runLimited(
-      [...groups.values()].map((group) => async () => {
+      groupItems(items).map((group) => async () => {
         for (const item of group) {
           if (!controls.shouldContinue()) return;
-          try {
-            await handleItem(item);
-          } catch (err) {
-            if (err instanceof RetryAbortedError) return;
-            throw err;
-          }
-          item.done = true;
-          advance();
+          const outcome = await handleMessage(item, ctx);
+          if (outcome.kind === 'retry') return;
+          tracker.markHandled(item.index);
           // kafkajs heartbeats only when asked (throttled to heartbeatInterval); a long batch
-          // without this would outlive the session and lose the partition mid-way.
-          await controls.heartbeat();
+          // without this would outlive the session and lose the partition mid-way. A failed
+          // heartbeat (a rebalance) shows in ownsPartition/shouldContinue.
+          await controls.heartbeat().catch(() => undefined);
         }
       }),
       deps.concurrency,
     );
   } finally {
-    if (lastResolved !== undefined) {
-      await controls.commit((BigInt(lastResolved) + 1n).toString());
+    const next = tracker.nextOffset();
+    if (next !== undefined && controls.ownsPartition()) {
+      await controls.commit(next);
+      deps.metrics.progress.noteCommitted(topic, partition, next);
       deps.metrics.lag.set(
         { topic, partition: String(partition) },
-        Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(lastResolved) - 1n)),
+        Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))),
       );
     }
   }

@@ -23,6 +23,9 @@
  *   key is the aggregate ID; a different key breaks per-aggregate ordering).
  * - `start-rejected`: Temporal refused the start for a reason that retrying cannot fix (an
  *   invalid argument); decided by the consumer loop.
+ * - `processing-failed`: a non-transient or unknown error on this message's path (its
+ *   translation threw, a ledger statement refused its data, the DLQ refused its record...)
+ *   after a small bounded number of tries; decided by the consumer loop.
  */
 export const POISON_REASONS = [
   'unparseable',
@@ -36,6 +39,10 @@ export const POISON_REASONS = [
   'key-mismatch',
   // Temporal refused this start as invalid (INVALID_ARGUMENT); decided by the consumer loop.
   'start-rejected',
+  // Handling this message failed with an error that is not a dependency outage (classified in
+  // classify-error.ts: the message's fault, a bug, or unknown), a few times in a row; the
+  // dlq-error header carries the real cause. Decided by the consumer loop.
+  'processing-failed',
 ] as const;
 
 export type PoisonReason = (typeof POISON_REASONS)[number];

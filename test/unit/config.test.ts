@@ -55,6 +55,32 @@ describe('config', () => {
       ]);
   });
 
+  it('reads the Postgres timeouts with their defaults, 0 turning a server timeout off', () => {
+    const d = loadConfig({}).database;
+    assert.deepEqual(
+      [d.connectTimeoutMs, d.statementTimeoutMs, d.idleInTransactionTimeoutMs],
+      [5000, 15000, 30000],
+    );
+    const c = loadConfig({
+      DATABASE_STATEMENT_TIMEOUT_MS: '0',
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1000',
+      DATABASE_CONNECT_TIMEOUT_MS: '250',
+    }).database;
+    assert.deepEqual(
+      [c.connectTimeoutMs, c.statementTimeoutMs, c.idleInTransactionTimeoutMs],
+      [250, 0, 1000],
+    );
+    assert.deepEqual(problemsOf({ DATABASE_CONNECT_TIMEOUT_MS: '0' }), [
+      'DATABASE_CONNECT_TIMEOUT_MS',
+    ]);
+    assert.deepEqual(problemsOf({ DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }), [
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+    ]);
+    assert.deepEqual(problemsOf({ DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '-1' }), [
+      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+    ]);
+  });
+
   it('names every bad setting in one error', () => {
     assert.deepEqual(
       problemsOf({

@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
+import { ensureAptPackages } from '../../../src/stack/apt';
+import { runCommand } from '../../../src/stack/run-command';
 import { ORDERS_PARKED_METRIC } from '../../../src/worker/worker-metrics';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -97,8 +99,43 @@ describe('ops/prometheus/alerts.yml and ops/grafana/onceflow.json', () => {
       'onceflow_bridge_dlq_total',
       'onceflow_bridge_consumer_lag',
       'onceflow_bridge_start_latency_seconds',
+      'onceflow_bridge_partition_stalled_seconds',
     ]) {
       assert.ok(used.has(name), `an alert on ${name}`);
+    }
+  });
+
+  it("pass Prometheus's own checks: promtool check rules and the unit tests in alerts.test.yml", async function () {
+    // Installing Debian's prometheus package (which ships promtool) can take a while once.
+    this.timeout(300_000);
+    await ensureAptPackages({ promtool: 'prometheus' }, (m) => console.log(m));
+    const dir = resolve(ROOT, 'ops/prometheus');
+    const checked = await runCommand('promtool', ['check', 'rules', 'alerts.yml'], { cwd: dir });
+    assert.match(checked, /SUCCESS/);
+    const tested = await runCommand('promtool', ['test', 'rules', 'alerts.test.yml'], { cwd: dir });
+    assert.match(tested, /SUCCESS/);
+  });
+
+  it('has a promtool test case per alert where it fires and one where it stays quiet', () => {
+    const rules = (
+      parse(readFileSync(resolve(ROOT, 'ops/prometheus/alerts.yml'), 'utf8')) as {
+        groups: Array<{ rules: Rule[] }>;
+      }
+    ).groups.flatMap((g) => g.rules);
+    const tests = parse(readFileSync(resolve(ROOT, 'ops/prometheus/alerts.test.yml'), 'utf8')) as {
+      tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }> }>;
+    };
+    const cases = tests.tests.flatMap((t) => t.alert_rule_test ?? []);
+    for (const rule of rules) {
+      const mine = cases.filter((c) => c.alertname === rule.alert);
+      assert.ok(
+        mine.some((c) => (c.exp_alerts ?? []).length > 0),
+        `${rule.alert}: a case where it fires`,
+      );
+      assert.ok(
+        mine.some((c) => (c.exp_alerts ?? []).length === 0),
+        `${rule.alert}: a case where it stays quiet`,
+      );
     }
   });
 

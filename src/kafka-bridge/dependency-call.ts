@@ -1,0 +1,107 @@
+import { RetryAbortedError, type RetryOptions } from './backoff';
+import { describeError, type ErrorClassification } from './classify-error';
+import type { StepContext, StepControls } from './message-step';
+
+/** The dependency a failed call belongs to (the `dependency` label of the retry metrics). */
+export type Dependency = 'temporal' | 'postgres' | 'dlq';
+
+/** A failed call of one dependency; the original error is the cause (classified from it). */
+export class DependencyCallError extends Error {
+  override readonly name = 'DependencyCallError';
+  constructor(
+    readonly dependency: Dependency,
+    cause: unknown,
+  ) {
+    super(`${dependency}: ${describeError(cause)}`, { cause });
+  }
+}
+
+/** How often an in-flight call checks ownership and heartbeats (kafkajs throttles the latter). */
+const KEEPALIVE_MS = 250;
+
+/**
+ * How long a call may still finish after its partition was lost before it is abandoned: a
+ * healthy start or statement takes milliseconds and its result is worth keeping (it records
+ * the start, so the new owner finds it in the ledger); a call hung on an outage is not worth
+ * holding the group's rebalance for.
+ */
+export const ABANDON_GRACE_MS = 2000;
+
+/**
+ * Runs one dependency call (`fn`) for a partition: its failure is tagged with the dependency
+ * (DependencyCallError, classified from its cause); while it is in flight the consumer keeps
+ * heartbeating (a Temporal call retries internally for ~20 s, a statement waits up to its
+ * timeout: longer than a short session), and once the partition is no longer ours the call is
+ * abandoned (RetryAbortedError) after a short grace ({@link ABANDON_GRACE_MS}): its result,
+ * if any, is ignored and the new owner deduplicates whatever it did.
+ */
+export async function callDependency<T>(
+  dependency: Dependency,
+  fn: () => Promise<T>,
+  controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let lostAt: number | undefined;
+  const lost = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      if (!controls.ownsPartition()) {
+        lostAt ??= Date.now();
+        if (Date.now() - lostAt >= ABANDON_GRACE_MS)
+          reject(new RetryAbortedError(dependency, new Error('partition no longer ours')));
+        return;
+      }
+      controls.heartbeat().catch(() => undefined);
+    }, KEEPALIVE_MS);
+  });
+  const work = (async () => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new DependencyCallError(dependency, err);
+    }
+  })();
+  try {
+    return await Promise.race([work, lost]);
+  } finally {
+    clearInterval(timer);
+    // An abandoned call may still fail later; nobody waits for it any more.
+    work.catch(() => undefined);
+    lost.catch(() => undefined);
+  }
+}
+
+/** Retry options for one step of a partition: metrics and a log line per failed try. */
+export function retryOptions(ctx: StepContext, what: string, maxAttempts?: number): RetryOptions {
+  const { deps, controls } = ctx;
+  return {
+    what,
+    shouldContinue: controls.shouldContinue,
+    heartbeat: controls.heartbeat,
+    backoff: deps.backoff,
+    maxAttempts: maxAttempts ?? deps.maxAttempts,
+    onRetry: (
+      err: unknown,
+      classification: ErrorClassification,
+      attempt: number,
+      delayMs: number,
+    ) => {
+      const dependency = err instanceof DependencyCallError ? err.dependency : 'none';
+      deps.metrics.failedAttempts.inc({ dependency, kind: classification.kind });
+      if (classification.kind === 'transient') deps.metrics.transientRetries.inc({ dependency });
+      ctx.log.warn(
+        {
+          what,
+          dependency,
+          classification:
+            `${classification.kind} ${classification.source} ${classification.code ?? ''}`.trim(),
+          attempt,
+          delayMs: Math.round(delayMs),
+          err: describeError(err),
+        },
+        classification.kind === 'transient'
+          ? 'dependency unavailable, retrying'
+          : 'failed, retrying a bounded number of times',
+      );
+    },
+  };
+}

@@ -1,0 +1,240 @@
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import {
+  RetriesExhaustedError,
+  RetryAbortedError,
+  retryClassified,
+} from '../../../src/kafka-bridge/backoff';
+import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import {
+  DLQ_STUB_HEADER,
+  STUB_HEAD_BYTES,
+  STUB_MAX_HEADER_NAMES,
+  buildDlqStub,
+  type DlqStubValue,
+} from '../../../src/kafka-bridge/dlq-stub';
+import { OffsetTracker } from '../../../src/kafka-bridge/offset-tracker';
+import {
+  PartitionOwnership,
+  isMembershipLost,
+} from '../../../src/kafka-bridge/partition-ownership';
+import { PartitionProgress } from '../../../src/kafka-bridge/partition-progress';
+import { runLimited } from '../../../src/kafka-bridge/run-limited';
+
+describe('OffsetTracker', () => {
+  it('resolves and commits only the contiguous handled prefix', () => {
+    const resolved: string[] = [];
+    const t = new OffsetTracker(['10', '11', '12', '13'], (o) => resolved.push(o));
+    assert.equal(t.nextOffset(), undefined);
+    t.markHandled(2);
+    t.markHandled(1);
+    assert.deepEqual(resolved, []);
+    assert.equal(t.nextOffset(), undefined);
+    t.markHandled(0);
+    assert.deepEqual(resolved, ['10', '11', '12']);
+    assert.equal(t.nextOffset(), '13');
+    assert.equal(t.handledPrefix, 3);
+    t.markHandled(3);
+    assert.equal(t.nextOffset(), '14');
+  });
+
+  it('handles int64 offsets beyond 2^53', () => {
+    const t = new OffsetTracker(['9223372036854775806']);
+    t.markHandled(0);
+    assert.equal(t.nextOffset(), '9223372036854775807');
+  });
+});
+
+describe('runLimited', () => {
+  it('never runs more than the limit at once and runs every task', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const done: number[] = [];
+    const tasks = Array.from({ length: 10 }, (_, i) => async () => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      done.push(i);
+    });
+    await runLimited(tasks, 3);
+    assert.equal(peak, 3);
+    assert.equal(done.length, 10);
+  });
+
+  it('rejects with the first error only after every task settled', async () => {
+    const settled: number[] = [];
+    const tasks = [0, 1, 2, 3].map((i) => async () => {
+      await new Promise((r) => setTimeout(r, i * 3));
+      settled.push(i);
+      if (i === 1) throw new Error('first');
+      if (i === 2) throw new Error('second');
+    });
+    await assert.rejects(runLimited(tasks, 2), /first/);
+    assert.deepEqual(settled.sort(), [0, 1, 2, 3]);
+  });
+
+  it('copes with no tasks', async () => {
+    await runLimited([], 4);
+  });
+});
+
+describe('retryClassified', () => {
+  const opts = (over: Partial<Parameters<typeof retryClassified>[1]> = {}) => ({
+    what: 'test',
+    shouldContinue: () => true,
+    heartbeat: async () => undefined,
+    backoff: { initialMs: 1, maxMs: 2 },
+    ...over,
+  });
+
+  it('retries a transient error past the bound, a permanent one exactly maxAttempts times', async () => {
+    let n = 0;
+    const v = await retryClassified(async () => {
+      if (++n < 6) throw Object.assign(new Error('down'), { code: 'ECONNRESET' });
+      return 'ok';
+    }, opts());
+    assert.equal(v, 'ok');
+    let m = 0;
+    await assert.rejects(
+      retryClassified(
+        async () => {
+          m++;
+          throw new TypeError('bad');
+        },
+        opts({ maxAttempts: 3 }),
+      ),
+      (err: unknown) =>
+        err instanceof RetriesExhaustedError &&
+        err.attempts === 3 &&
+        /TypeError: bad/.test(err.message),
+    );
+    assert.equal(m, 3);
+  });
+
+  it('aborts when the caller stops', async () => {
+    let go = true;
+    await assert.rejects(
+      retryClassified(
+        async () => {
+          go = false;
+          throw Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
+        },
+        opts({ shouldContinue: () => go }),
+      ),
+      RetryAbortedError,
+    );
+  });
+});
+
+describe('buildDlqStub', () => {
+  const value = Buffer.alloc(3 * 1024 * 1024, 0xab);
+  const headers = Object.fromEntries(
+    Array.from({ length: 150 }, (_, i) => [`h-${i}`, Buffer.from('v')]),
+  );
+  const stub = buildDlqStub({
+    message: { key: Buffer.from('order-1'), value, headers },
+    topic: 'orders',
+    partition: 4,
+    offset: '77',
+    reason: 'oversized',
+    error: 'value is 3145728 bytes',
+    refusal:
+      'KafkaJSProtocolError: The request included a message larger than the max message size the server will accept',
+    failedAt: new Date('2026-11-23T10:00:00Z'),
+  });
+  const body = JSON.parse(stub.message.value!.toString()) as DlqStubValue;
+
+  it('is small, keeps the key, and names reason, cause and source in headers', () => {
+    assert.equal(stub.topic, 'orders.dlq');
+    assert.ok(stub.message.value!.length < 8 * 1024, `stub is ${stub.message.value!.length} bytes`);
+    assert.equal(stub.message.key!.toString(), 'order-1');
+    const h = stub.message.headers;
+    assert.equal(h[DLQ_HEADER.reason], 'oversized');
+    assert.equal(h[DLQ_HEADER.sourceTopic], 'orders');
+    assert.equal(h[DLQ_HEADER.sourcePartition], '4');
+    assert.equal(h[DLQ_HEADER.sourceOffset], '77');
+    assert.equal(h[DLQ_STUB_HEADER.stub], 'true');
+    assert.match(String(h[DLQ_STUB_HEADER.cause]), /larger than the max message size/);
+    for (const v of Object.values(h)) assert.equal(typeof v, 'string', 'only plain string headers');
+  });
+
+  it('carries size, sha256 and the first KiB of the value, and the bounded header names', () => {
+    assert.equal(body.value!.size, value.length);
+    assert.equal(body.value!.sha256, createHash('sha256').update(value).digest('hex'));
+    assert.deepEqual(
+      Buffer.from(body.value!.headBase64, 'base64'),
+      value.subarray(0, STUB_HEAD_BYTES),
+    );
+    assert.equal(body.headers.count, 150);
+    assert.equal(body.headers.names.length, STUB_MAX_HEADER_NAMES);
+    assert.equal(body.headers.namesTruncated, true);
+    assert.deepEqual(body.source, { topic: 'orders', partition: 4, offset: '77' });
+  });
+
+  it('reads only header names, so hostile (inherited-looking) headers cannot break it', () => {
+    const hostile = JSON.parse('{"__proto__": 1}') as Record<string, unknown>;
+    Object.defineProperty(hostile, 'constructor', {
+      value: [Object, Buffer.from('x')],
+      enumerable: true,
+    });
+    const s = buildDlqStub({
+      message: { key: Buffer.alloc(5000), value: null, headers: hostile as never },
+      topic: 't',
+      partition: 0,
+      offset: '0',
+      reason: 'unparseable',
+      error: 'e',
+      refusal: 'TypeError',
+      failedAt: new Date(),
+    });
+    const b = JSON.parse(s.message.value!.toString()) as DlqStubValue;
+    assert.deepEqual(b.headers.names.sort(), ['__proto__', 'constructor']);
+    assert.equal(s.message.key, null, 'a key over 1 KiB is not kept');
+    assert.equal(b.key!.size, 5000);
+    assert.equal(b.value, null);
+  });
+});
+
+describe('PartitionOwnership', () => {
+  it('a lease ends with its generation, even if the partition comes back', () => {
+    const o = new PartitionOwnership();
+    o.assign({ orders: [0, 1] });
+    const lease = o.lease('orders', 1);
+    assert.equal(lease.valid(), true);
+    assert.equal(o.lease('orders', 2).valid(), false);
+    o.revokeAll();
+    assert.equal(lease.valid(), false);
+    o.assign({ orders: [1] });
+    assert.equal(lease.valid(), false, 'old generation stays invalid');
+    assert.equal(o.lease('orders', 1).valid(), true);
+  });
+
+  it('recognises the heartbeat errors that mean membership is lost', () => {
+    assert.equal(isMembershipLost({ type: 'REBALANCE_IN_PROGRESS' }), true);
+    assert.equal(isMembershipLost({ type: 'UNKNOWN_MEMBER_ID' }), true);
+    assert.equal(isMembershipLost({ type: 'REQUEST_TIMED_OUT' }), false);
+    assert.equal(isMembershipLost(new Error('x')), false);
+  });
+});
+
+describe('PartitionProgress', () => {
+  it('counts seconds since the last commit while messages wait, 0 when caught up', () => {
+    let now = 1_000_000;
+    const p = new PartitionProgress(() => now);
+    p.noteBatch('orders', 0, '5', '10');
+    now += 30_000;
+    assert.deepEqual(p.stalls(), [{ topic: 'orders', partition: 0, seconds: 30 }]);
+    p.noteCommitted('orders', 0, '8');
+    now += 2_000;
+    assert.equal(p.stalls()[0]!.seconds, 2);
+    p.noteCommitted('orders', 0, '10');
+    now += 60_000;
+    assert.equal(p.stalls()[0]!.seconds, 0, 'caught up');
+    p.noteBatch('orders', 0, '10', '11');
+    now += 4_000;
+    assert.equal(p.stalls()[0]!.seconds, 4, 'the clock starts when a message waits again');
+    p.retainOnly(() => false);
+    assert.deepEqual(p.stalls(), []);
+  });
+});

@@ -1,0 +1,204 @@
+import { strict as assert } from 'node:assert';
+import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
+import pino from 'pino';
+import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import { DLQ_STUB_HEADER, type DlqStubValue } from '../../../src/kafka-bridge/dlq-stub';
+import { ABANDON_GRACE_MS } from '../../../src/kafka-bridge/dependency-call';
+import { LedgerView } from '../../../src/kafka-bridge/ledger-view';
+import {
+  handleMessage,
+  translateSafely,
+  type BatchItem,
+  type StepContext,
+} from '../../../src/kafka-bridge/message-step';
+import {
+  FakeControls,
+  counterSum,
+  fakeDeps,
+  kafkaMessage,
+  orderPlaced,
+  type FakeDlq,
+  type FakeLedger,
+  type FakeStarter,
+} from './batch-fakes';
+
+const econnrefused = () =>
+  Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+const tooLarge = () =>
+  new KafkaJSProtocolError({
+    type: 'MESSAGE_TOO_LARGE',
+    code: 10,
+    retriable: false,
+    message: 'too large',
+  } as never);
+
+function setUp() {
+  const parts = fakeDeps();
+  const controls = new FakeControls();
+  const ctx: StepContext = {
+    topic: 'orders',
+    partition: 0,
+    deps: parts.deps,
+    controls,
+    view: new LedgerView(parts.ledger),
+    log: pino({ level: 'silent' }),
+  };
+  const item = (message = orderPlaced('o-1', 7)): BatchItem => ({
+    message,
+    index: 0,
+    translation: translateSafely(message, parts.deps.routes, parts.deps.translateOptions),
+  });
+  return { ...parts, controls, ctx, item };
+}
+
+describe('message step (per-message outcome, with fakes)', () => {
+  let s: ReturnType<typeof setUp>;
+  let ledger: FakeLedger;
+  let starter: FakeStarter;
+  let dlq: FakeDlq;
+  beforeEach(() => {
+    s = setUp();
+    ({ ledger, starter, dlq } = s);
+  });
+
+  it('starts a valid event and records it in the ledger', async () => {
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'started');
+    assert.equal(starter.calls.length, 1);
+    assert.deepEqual(starter.calls[0]!.source, { topic: 'orders', partition: 0, offset: '7' });
+    assert.equal(ledger.rows.size, 1);
+    assert.equal(dlq.records.length, 0);
+  });
+
+  it('deduplicates against the ledger without a start', async () => {
+    await handleMessage(s.item(), s.ctx);
+    const again = setUp();
+    again.ledger.rows.clear();
+    for (const [k, v] of ledger.rows) again.ledger.rows.set(k, v);
+    const outcome = await handleMessage(again.item(), again.ctx);
+    assert.deepEqual(outcome, { kind: 'duplicate', source: 'ledger' });
+    assert.equal(again.starter.calls.length, 0);
+  });
+
+  it('dead-letters poison with its reason and source', async () => {
+    const outcome = await handleMessage(
+      s.item(kafkaMessage(3, { key: 'k', value: 'not json' })),
+      s.ctx,
+    );
+    assert.equal(outcome.kind, 'dead-lettered');
+    assert.equal(dlq.records.length, 1);
+    assert.equal(dlq.header(0, DLQ_HEADER.reason), 'unparseable');
+    assert.equal(dlq.header(0, DLQ_HEADER.sourceOffset), '3');
+  });
+
+  it('retries a transient error (dependency down) beyond the attempt bound, heartbeating, then starts', async () => {
+    starter.fail = (_cmd, call) => (call <= 6 ? econnrefused() : undefined);
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'started');
+    assert.equal(starter.calls.length, 7);
+    assert.equal(dlq.records.length, 0);
+    assert.ok(s.controls.heartbeats > 0, 'heartbeats while waiting');
+    assert.equal(await counterSum(s.deps.metrics.transientRetries, { dependency: 'temporal' }), 6);
+  });
+
+  it('dead-letters as processing-failed with the real cause after 3 non-transient failures', async () => {
+    starter.fail = () => new TypeError('cannot read properties of undefined');
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.deepEqual(outcome, { kind: 'dead-lettered', reason: 'processing-failed', stub: false });
+    assert.equal(starter.calls.length, 3);
+    assert.equal(dlq.header(0, DLQ_HEADER.reason), 'processing-failed');
+    assert.match(dlq.header(0, DLQ_HEADER.error)!, /cannot read properties of undefined/);
+    assert.equal(ledger.rows.size, 0);
+  });
+
+  it('takes an unknown error for the message after 3 tries, never for an outage forever', async () => {
+    ledger.failRecord = () => new Error('something nobody classified');
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'dead-lettered');
+    assert.equal(dlq.header(0, DLQ_HEADER.reason), 'processing-failed');
+    assert.match(dlq.header(0, DLQ_HEADER.error)!, /unknown .*something nobody classified/);
+  });
+
+  it('writes a stub record when the DLQ refuses the full record as too large', async () => {
+    dlq.fail = (record) => (record.message.headers[DLQ_STUB_HEADER.stub] ? undefined : tooLarge());
+    const outcome = await handleMessage(
+      s.item(kafkaMessage(9, { key: 'k', value: 'x'.repeat(5000) })),
+      s.ctx,
+    );
+    assert.deepEqual(outcome, { kind: 'dead-lettered', reason: 'unparseable', stub: true });
+    assert.equal(dlq.attempts, 4, 'three refused full writes, then the stub');
+    assert.equal(dlq.header(0, DLQ_HEADER.reason), 'unparseable');
+    assert.equal(dlq.header(0, DLQ_STUB_HEADER.stub), 'true');
+    assert.match(dlq.header(0, DLQ_STUB_HEADER.cause)!, /MESSAGE_TOO_LARGE/);
+    const body = JSON.parse(dlq.records[0]!.message.value!.toString()) as DlqStubValue;
+    assert.equal(body.value?.size, 5000);
+    assert.equal(await counterSum(s.deps.metrics.dlqStubs), 1);
+  });
+
+  it('writes a stub record when the DLQ producer cannot encode a header (TypeError)', async () => {
+    dlq.fail = (record) =>
+      record.message.headers[DLQ_STUB_HEADER.stub]
+        ? undefined
+        : Object.assign(new KafkaJSNonRetriableError(new TypeError('x')), {
+            cause: new TypeError('The "string" argument must be of type string'),
+          });
+    const outcome = await handleMessage(s.item(kafkaMessage(2, { key: null, value: '' })), s.ctx);
+    assert.equal(outcome.kind, 'dead-lettered');
+    assert.equal(dlq.header(0, DLQ_STUB_HEADER.stub), 'true');
+  });
+
+  it('keeps retrying a DLQ that is down (transient), never stubbing', async () => {
+    dlq.fail = (_r, attempt) => (attempt <= 5 ? econnrefused() : undefined);
+    const outcome = await handleMessage(s.item(kafkaMessage(2, { key: null, value: '' })), s.ctx);
+    assert.deepEqual(outcome, { kind: 'dead-lettered', reason: 'unparseable', stub: false });
+    assert.equal(dlq.records[0]!.message.headers[DLQ_STUB_HEADER.stub], undefined);
+  });
+
+  it('leaves the message (retry) when stopped during an outage', async () => {
+    starter.fail = (_cmd, call) => {
+      if (call === 3) s.controls.running = false;
+      return econnrefused();
+    };
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.deepEqual(outcome, { kind: 'retry' });
+    assert.equal(dlq.records.length, 0);
+    assert.equal(ledger.rows.size, 0);
+  });
+
+  it('never dead-letters for a partition it no longer owns', async () => {
+    s.controls.owned = false;
+    const outcome = await handleMessage(s.item(kafkaMessage(2, { key: null, value: '' })), s.ctx);
+    assert.deepEqual(outcome, { kind: 'retry' });
+    assert.equal(dlq.attempts, 0);
+  });
+
+  it('heartbeats during a long call and abandons it soon after the partition is lost', async () => {
+    starter.delayMs = () => 60_000;
+    const started = Date.now();
+    setTimeout(() => (s.controls.owned = false), 700);
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.deepEqual(outcome, { kind: 'retry' });
+    const waited = Date.now() - started;
+    assert.ok(
+      waited < 700 + ABANDON_GRACE_MS + 1000,
+      `not waiting for the hung call (${waited} ms)`,
+    );
+    assert.ok(s.controls.heartbeats >= 2, `heartbeats during the call: ${s.controls.heartbeats}`);
+    assert.equal(dlq.attempts, 0);
+  });
+
+  it('lets a call that finishes within the grace keep its result after the partition is lost', async () => {
+    starter.delayMs = () => 600;
+    setTimeout(() => (s.controls.owned = false), 100);
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'started');
+    assert.equal(ledger.rows.size, 1, 'the start is recorded for the new owner to find');
+  });
+
+  it('dead-letters a start Temporal rejects (INVALID_ARGUMENT) as start-rejected', async () => {
+    starter.outcome = () => ({ kind: 'rejected', error: 'workflow id too long' });
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'dead-lettered');
+    assert.equal(dlq.header(0, DLQ_HEADER.reason), 'start-rejected');
+  });
+});
