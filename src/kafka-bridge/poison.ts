@@ -12,7 +12,7 @@
  *   MAX_JSON_DEPTH (64; checked on the text before parsing, so no recursive validator can
  *   overflow its stack).
  * - `validation-failed`: an envelope field or `data` breaks the contract (including IDs with
- *   lone surrogates), or translation failed unexpectedly (the cause is in `dlq-error`).
+ *   lone surrogates).
  * - `oversized`: the value is larger than BRIDGE_MAX_MESSAGE_BYTES, or the headers break
  *   their bounds (MAX_HEADER_COUNT = 100 values, MAX_HEADER_BYTES = 64 KiB; headers.ts). The
  *   DLQ copy then carries only the headers within the bounds, the rest named in

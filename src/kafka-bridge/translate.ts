@@ -106,7 +106,7 @@ function stringField(data: unknown, field: string): string | undefined {
  * Translates one Kafka message into a workflow start or a poison verdict: envelope, route,
  * data validation, identity, workflow ID, fingerprint. Pure (no I/O, no clock) and never
  * throws, so the consumer loop (and reconcile) can call it on anything a producer sends: an
- * unexpected exception (a bug, a route's summarize throwing) becomes `validation-failed`
+ * unexpected exception (a bug, a route's summarize throwing) becomes `processing-failed`
  * with its cause, not a consumer restart into the same batch.
  */
 export function translateMessage(
@@ -118,7 +118,7 @@ export function translateMessage(
     return doTranslate(message, routes, options);
   } catch (err) {
     const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return { kind: 'poison', reason: 'validation-failed', error: `translation failed: ${cause}` };
+    return { kind: 'poison', reason: 'processing-failed', error: `translation threw: ${cause}` };
   }
 }
 

@@ -204,7 +204,7 @@ describe('bridge: translateMessage', () => {
       assert.match(p.error, /more than 64 levels deep/);
     });
 
-    it('turns an unexpected exception into validation-failed with its cause', () => {
+    it('turns an unexpected exception into processing-failed with its cause', () => {
       const route = DEFAULT_ROUTES.get('OrderPlaced')!;
       const throwing: Route = {
         ...route,
@@ -214,8 +214,8 @@ describe('bridge: translateMessage', () => {
       };
       const routes = new Map([['OrderPlaced', throwing]]);
       const p = poisonOf(translateMessage(headerMessage(), routes, options));
-      assert.equal(p.reason, 'validation-failed');
-      assert.equal(p.error, 'translation failed: TypeError: boom');
+      assert.equal(p.reason, 'processing-failed');
+      assert.equal(p.error, 'translation threw: TypeError: boom');
     });
   });
 
