@@ -117,7 +117,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           routes: options.routes,
           translateOptions: { maxBytes: config.bridge.maxMessageBytes },
           ledger,
-          start: (cmd, source) => startOrDeduplicate(options.client, taskQueue, cmd, source),
+          start: (cmd, source, signal) =>
+            options.client.withAbortSignal(signal, () =>
+              startOrDeduplicate(options.client, taskQueue, cmd, source),
+            ),
           sendToDlq: async (record) => {
             await producer.send({ topic: record.topic, acks: -1, messages: [record.message] });
           },

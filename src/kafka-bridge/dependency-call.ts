@@ -33,13 +33,16 @@ export const ABANDON_GRACE_MS = 2000;
  * heartbeating (a Temporal call retries internally for ~20 s, a statement waits up to its
  * timeout: longer than a short session), and once the partition is no longer ours the call is
  * abandoned (RetryAbortedError) after a short grace ({@link ABANDON_GRACE_MS}): its result,
- * if any, is ignored and the new owner deduplicates whatever it did.
+ * if any, is ignored and the new owner deduplicates whatever it did. Abandoning also aborts
+ * `signal`, so a call that honours it (the Temporal client's `withAbortSignal`) stops its own
+ * internal retries instead of running on, unobserved, into a connection closed at shutdown.
  */
 export async function callDependency<T>(
   dependency: Dependency,
-  fn: () => Promise<T>,
+  fn: (signal: AbortSignal) => Promise<T>,
   controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
 ): Promise<T> {
+  const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let lostAt: number | undefined;
   const lost = new Promise<never>((_, reject) => {
@@ -55,16 +58,23 @@ export async function callDependency<T>(
   });
   const work = (async () => {
     try {
-      return await fn();
+      return await fn(abort.signal);
     } catch (err) {
       throw new DependencyCallError(dependency, err);
     }
   })();
+  let settled = false;
   try {
-    return await Promise.race([work, lost]);
+    const result = await Promise.race([work, lost]);
+    settled = true;
+    return result;
+  } catch (err) {
+    settled = !(err instanceof RetryAbortedError);
+    throw err;
   } finally {
     clearInterval(timer);
-    // An abandoned call may still fail later; nobody waits for it any more.
+    if (!settled) abort.abort(new Error('partition no longer ours'));
+    // An abandoned call may still fail later (aborted); nobody waits for it any more.
     work.catch(() => undefined);
     lost.catch(() => undefined);
   }

@@ -29,8 +29,11 @@ export { deadLetter } from './dead-letter';
 /** What the per-message step talks to; injected by the batch handler (fakes in tests). */
 export interface StepDeps {
   ledger: BatchLedger;
-  /** Starts (or deduplicates) the workflow of one command: startOrDeduplicate in production. */
-  start: (cmd: StartCommand, source: SourcePosition) => Promise<StartOutcome>;
+  /**
+   * Starts (or deduplicates) the workflow of one command: startOrDeduplicate in production.
+   * `signal` aborts when the call is abandoned (its partition was lost).
+   */
+  start: (cmd: StartCommand, source: SourcePosition, signal: AbortSignal) => Promise<StartOutcome>;
   sendToDlq: (record: DlqRecord) => Promise<void>;
   metrics: BridgeMetrics;
   log: Logger;
@@ -125,7 +128,11 @@ async function attemptStart(
   }
   const source = { topic, partition, offset: item.message.offset };
   const timer = deps.metrics.startLatency.startTimer();
-  const outcome = await callDependency('temporal', () => deps.start(cmd, source), ctx.controls);
+  const outcome = await callDependency(
+    'temporal',
+    (signal) => deps.start(cmd, source, signal),
+    ctx.controls,
+  );
   timer();
   if (outcome.kind === 'conflict') {
     deps.metrics.conflicts.inc({ topic });
