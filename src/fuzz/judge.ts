@@ -13,6 +13,8 @@ export interface KindRow {
   deduplicated: number;
   deadLettered: number;
   unhandled: number;
+  /** DLQ reasons of this kind's dead-lettered messages. */
+  reasons: Record<string, number>;
 }
 
 /** A partition whose committed offset stopped short of its end, and the message it stopped at. */
@@ -69,6 +71,8 @@ export interface JudgeInput {
   bridgeExits: number;
   consumerRestarts: number;
   reconcile: { discrepancies: number; error?: string };
+  /** Workflows of the run still running after the wait (parked or stuck orders). */
+  workflowsRunning: number;
   /** Messages whose translation threw in-process (translate-check.ts). */
   translationThrows: TranslationThrow[];
 }
@@ -113,12 +117,16 @@ export function judgeRun(input: JudgeInput): Judgement {
       deduplicated: 0,
       deadLettered: 0,
       unhandled: 0,
+      reasons: {},
     };
     row.messages++;
     if (outcome === 'started') row.started++;
     else if (outcome === 'deduplicated') row.deduplicated++;
-    else if (outcome === 'dead-lettered') row.deadLettered++;
-    else row.unhandled++;
+    else if (outcome === 'dead-lettered') {
+      row.deadLettered++;
+      const reason = dlqAt.get(at)?.reason ?? '(none)';
+      row.reasons[reason] = (row.reasons[reason] ?? 0) + 1;
+    } else row.unhandled++;
     rows.set(m.kind, row);
 
     const where = `p${m.partition}@${place.offset}, ${place.codec}`;
@@ -193,6 +201,7 @@ export function judgeRun(input: JudgeInput): Judgement {
       'redelivery-not-deduplicated': checks['redelivery-not-deduplicated'] ?? 0,
       'dlq-without-reason': withoutReason,
       'translation-throws': checks['translation-throws'] ?? 0,
+      'workflows-still-running': input.workflowsRunning,
       'reconcile-discrepancies': input.reconcile.discrepancies,
       'reconcile-failed': input.reconcile.error ? 1 : 0,
     },

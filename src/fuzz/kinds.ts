@@ -231,7 +231,12 @@ export const KINDS: Array<[string, number, (ctx: Ctx) => Built]> = [
           eventType: 'OrderPlaced',
           aggregateId: orderId,
           aggregateVersion: ctx.rand.chance(0.3) ? undefined : 1,
-          data: sampleOrderPlaced(orderId, { sku: (i) => ctx.skus[i]! }),
+          // Plain customer and email: only the IDs are odd, so a well-formed one can start.
+          data: {
+            ...sampleOrderPlaced(orderId, { sku: (i) => ctx.skus[i]! }),
+            customerId: `${ctx.prefix}c${ctx.seq}`,
+            email: `fuzz${ctx.seq}@example.com`,
+          },
         },
         // Only a JSON body carries lone surrogates (as \u escapes); UTF-8 headers cannot.
         ctx.rand.chance(0.5) ? 'body' : 'headers',

@@ -12,7 +12,7 @@ export function formatFuzzReport(r: FuzzReport): string {
     `  produced in ${(r.timings.produceMs / 1000).toFixed(1)} s; bridge drain ${r.drained} after ${(r.timings.drainMs / 1000).toFixed(1)} s; total ${(r.timings.totalMs / 1000).toFixed(1)} s`,
     '',
     formatTable(
-      ['kind', 'messages', 'started', 'deduplicated', 'dead-lettered', 'unhandled'],
+      ['kind', 'messages', 'started', 'deduplicated', 'dead-lettered', 'unhandled', 'DLQ reasons'],
       [
         ...j.byKind.map((k) => [
           k.kind,
@@ -21,6 +21,10 @@ export function formatFuzzReport(r: FuzzReport): string {
           k.deduplicated,
           k.deadLettered,
           k.unhandled,
+          Object.entries(k.reasons)
+            .sort((a, b) => b[1] - a[1])
+            .map(([reason, n]) => `${reason} ${n}`)
+            .join(', '),
         ]),
         [
           'total',
@@ -28,6 +32,7 @@ export function formatFuzzReport(r: FuzzReport): string {
           ...(['started', 'deduplicated', 'deadLettered', 'unhandled'] as const).map((c) =>
             j.byKind.reduce((s, k) => s + k[c], 0),
           ),
+          '',
         ],
       ],
     ),

@@ -18,6 +18,7 @@ describe('fuzz: hostile messages through the real bridge', function () {
       // A wedge shows as no progress; the verdict names the partition and message kind.
       stallMs: 20_000,
       deadlineMs: 120_000,
+      workflowsTimeoutMs: 60_000,
     });
     const file = writeFuzzReport(report);
     const text = formatFuzzReport(report);
