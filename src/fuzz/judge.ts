@@ -23,7 +23,15 @@ export interface Wedge {
   committed: number;
   end: number;
   /** The first message at or past the committed offset with no outcome: where it is stuck. */
-  at?: { seq: number; kind: string; codec: string; offset: number; summary: string };
+  at?: {
+    seq: number;
+    kind: string;
+    codec: string;
+    offset: number;
+    summary: string;
+    /** Why this message is blamed, when known. */
+    why?: string;
+  };
   /** What the bridge's log last said about this partition. */
   lastError?: string;
   lastLogMessage?: string;
@@ -142,13 +150,23 @@ export function judgeRun(input: JudgeInput): Judgement {
   }
 
   // The stuck message: the first one at or past the committed offset that has no outcome
-  // (a batch is committed at its end, so handled messages may lie past the committed offset).
-  const firstStuck = new Map<number, { m: FuzzMessage; offset: number }>();
+  // (a batch is committed at its end, so handled messages may lie past the committed offset);
+  // rather the first such one whose translation throws the error the bridge logged for the
+  // partition, as that fails its whole batch.
+  const throwsBySeq = new Map(input.translationThrows.map((t) => [t.seq, t.error]));
+  const firstStuck = new Map<number, { m: FuzzMessage; offset: number; why?: string }>();
   for (const m of input.messages) {
+    if (outcomes.get(m.seq) !== 'unhandled') continue;
     const offset = input.placements.get(m.seq)!.offset;
+    const thrown = throwsBySeq.get(m.seq);
+    const logged = input.trouble.byPartition.get(m.partition)?.lastError ?? '';
+    const why = thrown !== undefined && logged.includes(thrown.slice(0, 60)) ? thrown : undefined;
     const best = firstStuck.get(m.partition);
-    if (outcomes.get(m.seq) === 'unhandled' && (!best || offset < best.offset))
-      firstStuck.set(m.partition, { m, offset });
+    const better =
+      !best ||
+      (why !== undefined && best.why === undefined) ||
+      ((why === undefined) === (best.why === undefined) && offset < best.offset);
+    if (better) firstStuck.set(m.partition, { m, offset, ...(why ? { why } : {}) });
   }
   const wedges: Wedge[] = input.offsets
     .filter((o) => o.committed < o.end)
@@ -167,6 +185,7 @@ export function judgeRun(input: JudgeInput): Judgement {
                 codec: input.placements.get(stuck.m.seq)!.codec,
                 offset: stuck.offset,
                 summary: summarize(stuck.m),
+                ...(stuck.why ? { why: `its translation throws ${stuck.why.slice(0, 200)}` } : {}),
               },
             }
           : {}),

@@ -104,14 +104,30 @@ export function readBridgeTrouble(logFile: string): BridgeTrouble {
   }
   for (const line of content.split('\n')) {
     if (!line.startsWith('{')) continue;
-    let entry: { level?: number; msg?: string; err?: unknown; partition?: unknown };
+    let entry: {
+      level?: number;
+      msg?: string;
+      err?: unknown;
+      stack?: unknown;
+      error?: unknown;
+      partition?: unknown;
+    };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
       continue;
     }
-    if ((entry.level ?? 0) < 40 || entry.err === undefined) continue;
-    const err = typeof entry.err === 'string' ? entry.err : JSON.stringify(entry.err);
+    // Our own warnings carry `err`; KafkaJS's (e.g. "Error when calling eachBatch") a stack.
+    const err =
+      typeof entry.err === 'string'
+        ? entry.err
+        : typeof entry.stack === 'string'
+          ? entry.stack.split('\n')[0]!
+          : typeof entry.error === 'string'
+            ? entry.error
+            : undefined;
+    // A dead-lettering is an outcome, not trouble.
+    if ((entry.level ?? 0) < 40 || err === undefined || entry.msg === 'dead-lettered') continue;
     if (entry.msg === 'consumer failed; restarting') trouble.restarts.push(err);
     if (typeof entry.partition === 'number') {
       const seen = trouble.byPartition.get(entry.partition);

@@ -59,7 +59,7 @@ export function formatFuzzReport(r: FuzzReport): string {
     lines.push(
       `  wedged: partition ${w.partition} committed ${w.committed} of ${w.end}` +
         (w.at
-          ? `; first message without an outcome: offset ${w.at.offset}, #${w.at.seq}, kind ${w.at.kind}, ${w.at.codec} batch: ${w.at.summary}`
+          ? `; ${w.at.why ? 'blamed' : 'first'} message without an outcome: offset ${w.at.offset}, #${w.at.seq}, kind ${w.at.kind}, ${w.at.codec} batch: ${w.at.summary}${w.at.why ? `; ${w.at.why}` : ''}`
           : ''),
     );
     if (w.lastError)
