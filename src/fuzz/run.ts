@@ -36,7 +36,7 @@ export interface FuzzOptions {
   stallMs?: number;
   /** Stop waiting for the bridge after this long in all. Default: 60 s + 20 ms per message. */
   deadlineMs?: number;
-  /** How long the started workflows get to finish. Default: 120 s. */
+  /** How long the started workflows get to finish. Default: 60 s + 150 ms per start. */
   workflowsTimeoutMs?: number;
   /** Message kinds not to generate (kinds.ts names; 'huge-value' too). Default: none. */
   skipKinds?: string[];
@@ -196,7 +196,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     // does not (parked after a failed activity, say) is a finding of its own.
     const running = async () => (await countRunWorkflows(client, prefix)).running;
     await waitFor(async () => (await running()) === 0, {
-      timeoutMs: options.workflowsTimeoutMs ?? 120_000,
+      timeoutMs: options.workflowsTimeoutMs ?? 60_000 + 150 * (metrics.started || 0),
       intervalMs: 1_000,
       what: 'the run’s workflows to finish',
     }).catch(() => undefined);
