@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { Partitioners, type Consumer, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, Partitioners, type Consumer, type Kafka, type Producer } from 'kafkajs';
 import type pg from 'pg';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -76,6 +76,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     retry: {
       restartOnFailure: async (err) => {
         log.warn({ err: err.message }, 'consumer failed; restarting');
+        metrics.consumerRestarts.inc();
         return true;
       },
     },
@@ -122,7 +123,13 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
               startOrDeduplicate(options.client, taskQueue, cmd, source),
             ),
           sendToDlq: async (record) => {
-            await producer.send({ topic: record.topic, acks: -1, messages: [record.message] });
+            await producer.send({
+              topic: record.topic,
+              acks: -1,
+              // gzip: readable by every Kafka client, stock KafkaJS included.
+              compression: CompressionTypes.GZIP,
+              messages: [record.message],
+            });
           },
           metrics,
           log,

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import { registerCodecs } from './codecs';
+import { installHeaderDecoderPatch } from './kafka-decoder-patch';
 
 /** KafkaJS settings from config: brokers, client id, SSL (optionally with a CA) and SASL. */
 export function kafkaClientConfig(kafka: Config['kafka'], clientIdSuffix?: string): KafkaConfig {
@@ -42,8 +44,14 @@ function logCreatorFor(log: Logger): KafkaConfig['logCreator'] {
     };
 }
 
-/** A KafkaJS client from config; with `log`, its logs join the process's structured logs. */
+/**
+ * A KafkaJS client from config; with `log`, its logs join the process's structured logs.
+ * Every client reads every compression codec and decodes headers prototype-safely (both are
+ * process-wide KafkaJS state, installed here once, before any fetch).
+ */
 export function createKafka(kafka: Config['kafka'], clientIdSuffix?: string, log?: Logger): Kafka {
+  registerCodecs();
+  installHeaderDecoderPatch();
   const config = kafkaClientConfig(kafka, clientIdSuffix);
   return new Kafka(
     log ? { ...config, logLevel: logLevel.WARN, logCreator: logCreatorFor(log) } : config,

@@ -6,6 +6,7 @@ import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
 import { temporalConnectionOptions } from '../temporal/connection';
 import { startBridge } from './bridge';
+import { checkCodecs, CodecSelfTestError } from './codecs';
 import { createKafka } from './kafka-client';
 import { createBridgeMetrics, serveMetrics } from './metrics';
 import { buildRouteTable } from './routes';
@@ -25,6 +26,15 @@ async function main(): Promise<void> {
     process.exit(78);
   }
   const log = createLogger('bridge', config.logLevel);
+  // A codec whose native part is missing would otherwise show only on the first batch that
+  // uses it, as a consumer stuck restarting into that batch.
+  try {
+    await checkCodecs();
+  } catch (err) {
+    if (!(err instanceof CodecSelfTestError)) throw err;
+    process.stderr.write(`bridge cannot start: ${err.message}\n`);
+    process.exit(70);
+  }
   log.info({ config: redactConfig(config) }, 'starting bridge');
 
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.

@@ -63,6 +63,11 @@ export function createBridgeMetrics(progress: PartitionProgress = new PartitionP
       labelNames: ['dependency'] as const,
       registers: [registry],
     }),
+    consumerRestarts: new Counter({
+      name: 'onceflow_bridge_consumer_restarts_total',
+      help: 'Consumer restarts after a failure (a message or batch that wedges the consumer shows here)',
+      registers: [registry],
+    }),
     startLatency: new Histogram({
       name: 'onceflow_bridge_start_latency_seconds',
       help: 'Duration of a workflow start call (including dedup lookups on conflict)',
