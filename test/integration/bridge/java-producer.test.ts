@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { BridgeHarness } from '../../support/bridge-harness';
 import {
@@ -76,7 +76,7 @@ describe("bridge: events from Kafka's Java console producer", () => {
 
     for (const [codec, ids] of orders) {
       assert.ok(
-        await h.describe(deriveWorkflowId('OrderPlaced', `${ids.valid}@1`)),
+        await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(ids.valid, 1))),
         `${codec}: order started`,
       );
     }
@@ -121,7 +121,10 @@ describe("bridge: events from Kafka's Java console producer", () => {
     await h.waitUntilAllCommitted();
 
     for (const orderId of valid) {
-      assert.ok(await h.describe(deriveWorkflowId('OrderPlaced', `${orderId}@1`)), orderId);
+      assert.ok(
+        await h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1))),
+        orderId,
+      );
     }
     assert.equal(await h.ledgerCount(), valid.length, 'one start per valid event');
     const dlq = await h.readDlq(poison.length);
