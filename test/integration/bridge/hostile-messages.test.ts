@@ -1,7 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { IHeaders } from 'kafkajs';
 import pino from 'pino';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
@@ -9,8 +7,8 @@ import { startBridge } from '../../../src/kafka-bridge/bridge';
 import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
 import { buildRouteTable } from '../../../src/kafka-bridge/routes';
 import { runReconcile } from '../../../src/reconcile/reconcile';
-import { stackPaths } from '../../../src/stack/paths';
 import { BridgeHarness } from '../../support/bridge-harness';
+import { produceWithJava } from '../../support/java-console-producer';
 
 type Raw = { key: string | null; value: string | Buffer | null; headers?: IHeaders };
 
@@ -18,39 +16,23 @@ type Raw = { key: string | null; value: string | Buffer | null; headers?: IHeade
 const NULL = null as unknown as string;
 
 /**
- * Sends records with Kafka's own Java console producer, which (unlike kafkajs) writes null
- * header values: each line is `name:value,…<TAB>key<TAB>value`, `NULL` marking a null.
+ * Sends records with Kafka's own Java console producer (test/support), which, unlike kafkajs,
+ * writes null header values; then checks they all arrived.
  */
-async function produceWithJava(h: BridgeHarness, records: Raw[]): Promise<void> {
-  const lines = records.map((r) => {
-    const headers = Object.entries(r.headers ?? {})
-      .map(([name, v]) => `${name}:${v === null ? 'NULL' : String(v)}`)
-      .join(',');
-    return `${headers}\t${r.key}\t${String(r.value)}`;
+async function sendWithJava(h: BridgeHarness, records: Raw[]): Promise<void> {
+  await produceWithJava({
+    brokers: h.config.kafka.brokers,
+    topic: h.topic,
+    codec: 'none',
+    lines: records.map((r) => ({
+      headers: Object.entries(r.headers ?? {}).map(([name, v]): [string, string | null] => [
+        name,
+        v === null ? null : String(v),
+      ]),
+      key: r.key,
+      value: r.value === null ? null : String(r.value),
+    })),
   });
-  const child = promisify(execFile)(
-    'java',
-    [
-      '-cp',
-      `${stackPaths().kafkaLibs}/*`,
-      'kafka.tools.ConsoleProducer',
-      '--bootstrap-server',
-      h.config.kafka.brokers.join(','),
-      '--topic',
-      h.topic,
-      '--producer-property',
-      'acks=all',
-      '--property',
-      'parse.key=true',
-      '--property',
-      'parse.headers=true',
-      '--property',
-      'null.marker=NULL',
-    ],
-    { timeout: 90_000 },
-  );
-  child.child.stdin!.end(`${lines.join('\n')}\n`);
-  await child;
   const ends = await h.endOffsets();
   assert.equal(
     [...ends.values()].reduce((a, b) => a + b, 0),
@@ -107,7 +89,7 @@ describe('bridge: hostile headers and values never block a partition (real Kafka
     const oddButValid = valid(ids[3]!);
     oddButValid.headers = { ...oddButValid.headers, 'x-null': NULL, constructor: 'c' };
     const follower = valid(ids[4]!);
-    await produceWithJava(h, [...poison, oddButValid, follower]);
+    await sendWithJava(h, [...poison, oddButValid, follower]);
     await h.startBridge();
     await h.waitUntilAllCommitted();
 
@@ -141,7 +123,7 @@ describe('bridge: hostile headers and values never block a partition (real Kafka
       value: '{}',
       headers: { 'event-id': 'e', 'event-type': 'Deep', 'aggregate-id': NULL },
     };
-    await produceWithJava(h, [
+    await sendWithJava(h, [
       {
         key: `${prefix}-a`,
         value: deep,
