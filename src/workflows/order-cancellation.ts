@@ -60,7 +60,10 @@ export async function orderCancellation(
   // a duplicate since, and the claim then names the real owner.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await getExternalWorkflowHandle(orderWorkflowId).signal(cancelOrderSignal, { reason });
+      await getExternalWorkflowHandle(orderWorkflowId).signal(cancelOrderSignal, {
+        reason,
+        by: `cancellation workflow ${workflowInfo().workflowId}`,
+      });
       setStep('signalled');
       return { orderId, handledBy: 'signalled', orderWorkflowId };
     } catch {
