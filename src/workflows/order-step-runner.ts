@@ -46,6 +46,8 @@ export function businessFailureOf(err: unknown): string | undefined {
 
 export function describeFailure(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
+  // An activity's named error arrives as an ApplicationFailure whose type is that name.
+  if (cause instanceof ApplicationFailure && cause.type) return `${cause.type}: ${cause.message}`;
   return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
 }
 
