@@ -8,6 +8,7 @@ import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { orderActivities } from './order-activities';
 import { cancelOrderSignal, stepKeys } from './order-definitions';
+import { retryTransient } from './order-step-runner';
 
 export interface OrderCancellationInput extends EventWorkflowInput<OrderCancelledData> {
   /**
@@ -76,7 +77,8 @@ export async function orderCancellation(
   }
   setStep('compensating');
   const keys = stepKeys(orderId);
-  const refund = await orderActivities.refund({ key: keys.refund, orderId });
+  // A provider outage must not fail the cancellation: the refund waits it out (same key).
+  const refund = await retryTransient(() => orderActivities.refund({ key: keys.refund, orderId }));
   const release = await orderActivities.release({
     key: keys.release,
     reservationKey: keys.reserve,

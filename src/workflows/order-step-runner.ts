@@ -10,6 +10,7 @@ import {
   TimeoutFailure,
   condition,
   patched,
+  sleep,
   upsertMemo,
 } from '@temporalio/workflow';
 import {
@@ -203,4 +204,25 @@ export function createStepRunner(ctx: StepRunnerContext) {
       }
     }
   };
+}
+
+/**
+ * Runs a call that has no operator to park for (the cancellation workflow's compensation):
+ * transient causes are waited out as in runStep (a durable timer between fast phases, the
+ * same key) for the window the failure carries; anything else, or a spent window, throws.
+ */
+export async function retryTransient<T>(call: () => Promise<T>): Promise<T> {
+  let sinceMs: number | undefined;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      const transient = transientCauseOf(err);
+      if (!transient || !patched(TRANSIENT_WAITS_PATCH)) throw err;
+      sinceMs ??= Date.now();
+      const left = sinceMs + transient.windowMs - Date.now();
+      if (left <= 0) throw err;
+      await sleep(Math.min(left, Math.max(SLOW_PHASE_INTERVAL_MS, transient.retryAfterMs ?? 0)));
+    }
+  }
 }

@@ -2,12 +2,14 @@ import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
 import { waitFor } from '../../../src/stack/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
+import { orderCancellation } from '../../../src/workflows';
 import {
   ATTENTION_MEMO,
   retryStepSignal,
   type Attention,
 } from '../../../src/workflows/order-definitions';
-import { createOrderEnv, type OrderEnv } from '../../support/order-env';
+import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
+import { uniqueName } from '../../support/services';
 import {
   mapLimited,
   parkOrdersForOutage,
@@ -124,5 +126,34 @@ describe('a provider outage (providers stopped, real Temporal server)', function
     }
     await outage.start();
     assert.equal((await env.ledger(parked.orders[0]!.orderId)).charges.length, 0, 'never charged');
+  });
+
+  it('a cancellation of a completed order waits out the outage and refunds once', async () => {
+    env = await createOrderEnv({ transientRetryWindowMs: 3_600_000 });
+    outage = providerOutage(env);
+    const order = env.newOrder(await env.seedStock(2));
+    const handle = await env.startOrder(order);
+    assert.equal((await handle.result()).outcome, 'completed');
+    await outage.stop();
+    const cancellation = await env.client.workflow.start(orderCancellation, {
+      taskQueue: env.taskQueue,
+      workflowId: uniqueName(`OrderCancelled:${order.orderId}`),
+      args: [
+        eventInputOf('OrderCancelled', order.orderId, { orderId: order.orderId, reason: 'r' }),
+      ],
+    });
+    // The refund's fast phase has failed (connection refused) and the workflow waits on a timer.
+    await waitFor(
+      async () => {
+        const history = await cancellation.fetchHistory();
+        return history.events?.some((e) => e.timerStartedEventAttributes) ?? false;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the cancellation to wait on the outage' },
+    );
+    await outage.start();
+    const result = await cancellation.result();
+    assert.equal(result.handledBy, 'compensated');
+    assert.equal(result.refunded, true);
+    assert.equal((await env.ledger(order.orderId)).refunds.length, 1);
   });
 });
