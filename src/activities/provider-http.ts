@@ -1,4 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { parseDurationMs } from '../util/duration';
+import type { TransientFailureDetails } from './transient-failure';
 
 /** Where the provider APIs live and how long one HTTP call may take. */
 export interface ProviderClientOptions {
@@ -6,7 +8,14 @@ export interface ProviderClientOptions {
   url: string;
   /** Per-request timeout in ms; past it the call counts as failed and is retried. Default: 5000. */
   timeoutMs?: number;
+  /**
+   * ORDER_TRANSIENT_RETRY_WINDOW in ms, handed to the workflow inside every transient failure.
+   * Default: the config default (1 hour); createWorker passes the configured value.
+   */
+  transientRetryWindowMs?: number;
 }
+
+const DEFAULT_WINDOW_MS = parseDurationMs('1h')!;
 
 /** Failure types the workflows name in nonRetryableErrorTypes or branch on. */
 export const FAILURE_TYPES = {
@@ -41,9 +50,55 @@ export class IdempotencyKeyInUseError extends ProviderCallError {
   override readonly name = 'IdempotencyKeyInUseError';
 }
 
-/** No response in time (or the connection died): the effect may have happened; retry replays. */
+/** No response in time: the effect may have happened; a retry with the key replays it. */
 export class ProviderTimeoutError extends ProviderCallError {
   override readonly name = 'ProviderTimeoutError';
+}
+
+/** Connection refused or reset, DNS failure: the provider is down or unreachable. */
+export class ProviderUnreachableError extends ProviderCallError {
+  override readonly name = 'ProviderUnreachableError';
+}
+
+/** 429: the provider asks us to slow down (Retry-After, when given, says how long). */
+export class ProviderRateLimitedError extends ProviderCallError {
+  override readonly name = 'ProviderRateLimitedError';
+}
+
+/** Seconds or an HTTP date, as ms from now; undefined when absent or unreadable. */
+function retryAfterMsOf(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(ms) ? Math.max(0, Math.round(ms)) : undefined;
+}
+
+/**
+ * A transient cause as the retryable ApplicationFailure the workflow classifies: the named
+ * error's type and message, the window and Retry-After in its details, and Retry-After as
+ * `nextRetryDelay` so the activity's own retries (the fast phase) wait at least that long.
+ */
+function transientFailure(
+  options: ProviderClientOptions,
+  err: ProviderCallError,
+  retryAfterMs?: number,
+): ApplicationFailure {
+  const details: TransientFailureDetails = {
+    transient: true,
+    windowMs: options.transientRetryWindowMs ?? DEFAULT_WINDOW_MS,
+    retryAfterMs,
+    endpoint: err.endpoint,
+    key: err.idempotencyKey,
+    status: err.status,
+  };
+  return ApplicationFailure.create({
+    type: err.name,
+    message: err.message,
+    nonRetryable: false,
+    details: [details],
+    nextRetryDelay: retryAfterMs,
+    cause: err,
+  });
 }
 
 export interface ProviderResponse {
@@ -53,8 +108,9 @@ export interface ProviderResponse {
 
 /**
  * POSTs JSON with the Idempotency-Key header. Returns 2xx and the statuses listed in `accept`;
- * throws retryable named errors for 409, 5xx and timeouts, and non-retryable
- * ApplicationFailures for 422 (a client bug) and other 4xx.
+ * throws retryable transient failures (src/activities/transient-failure.ts) for connection
+ * errors, timeouts, 409, 429 and 5xx, and non-retryable ApplicationFailures for 422 (a client
+ * bug) and other 4xx.
  */
 export async function postToProvider(
   options: ProviderClientOptions,
@@ -72,20 +128,48 @@ export async function postToProvider(
     });
     body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   } catch (err) {
-    throw new ProviderTimeoutError(
-      `${endpoint} (key ${request.key}) got no response: ${(err as Error).message}`,
-      endpoint,
-      request.key,
-      undefined,
-      undefined,
-      { cause: err },
+    // AbortSignal.timeout aborts with a TimeoutError; everything else fetch throws is the
+    // connection (refused, reset, DNS), reported by undici as "fetch failed" with a cause.
+    const timedOut = (err as Error).name === 'TimeoutError';
+    const reason = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    const Cause = timedOut ? ProviderTimeoutError : ProviderUnreachableError;
+    const what = `${endpoint} (key ${request.key}) got no response: ${(err as Error).message}`;
+    throw transientFailure(
+      options,
+      new Cause(
+        timedOut ? what : `${what} (${reason})`,
+        endpoint,
+        request.key,
+        undefined,
+        undefined,
+        {
+          cause: err,
+        },
+      ),
     );
   }
   const { status } = res;
   if ((status >= 200 && status < 300) || request.accept?.includes(status)) return { status, body };
   const what = `${endpoint} (key ${request.key}) answered ${status}`;
-  if (status === 409) throw new IdempotencyKeyInUseError(what, endpoint, request.key, status, body);
-  if (status >= 500) throw new ProviderUnavailableError(what, endpoint, request.key, status, body);
+  const retryAfter = retryAfterMsOf(res.headers.get('retry-after'));
+  if (status === 409)
+    throw transientFailure(
+      options,
+      new IdempotencyKeyInUseError(what, endpoint, request.key, status, body),
+      retryAfter,
+    );
+  if (status === 429)
+    throw transientFailure(
+      options,
+      new ProviderRateLimitedError(what, endpoint, request.key, status, body),
+      retryAfter,
+    );
+  if (status >= 500)
+    throw transientFailure(
+      options,
+      new ProviderUnavailableError(what, endpoint, request.key, status, body),
+      retryAfter,
+    );
   if (status === 422) {
     // Same key, different request: our key derivation or payload is wrong. Retrying cannot help.
     throw ApplicationFailure.create({

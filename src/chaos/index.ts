@@ -15,7 +15,13 @@ import { CHAOS_USAGE, ChaosUsageError, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
-import { countSecondRuns, publishSpread, startSampler, waitForQuiescence } from './observe';
+import {
+  countSecondRuns,
+  countTransientWaits,
+  publishSpread,
+  startSampler,
+  waitForQuiescence,
+} from './observe';
 import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
 import { CHAOS_STREAM_MIX, describeStreamLine, describeStreamRows } from './stream-mix';
@@ -103,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
     // Resent orders start a second workflow each, which must end `duplicate` without effects.
     const expected = scenario.stream.expectedWorkflows;
     const progress = createProgress('workflows finished', expected);
-    const retried = await waitForQuiescence(
+    const { retried, parkedOnTransient } = await waitForQuiescence(
       client,
       scenario.prefix,
       expected,
@@ -113,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
     progress.finish();
     sampler.stop();
     const secondRuns = await countSecondRuns(client, scenario.prefix);
+    const waits = await countTransientWaits(client, scenario.prefix);
 
     const report = await runReconcile(
       { kafka, client, pool },
@@ -130,10 +137,16 @@ async function main(argv: string[]): Promise<number> {
     const invariants: [string, number][] = [
       ...DISCREPANCY_CLASSES.map((c) => [c, report.counts[c]] as [string, number]),
       ['unexpected-process-exit', fleet.unexpectedExits.length],
+      // Every outage is shorter than the transient window: an order must wait it out.
+      ['parked-on-transient-cause', parkedOnTransient],
     ];
     const faultCounts = new Map(Object.entries(countByKind(injected)));
     faultCounts.set('parked orders retried', retried);
-    const violations = report.discrepancies.length + fleet.unexpectedExits.length;
+    faultCounts.set('orders that waited on a transient cause', waits.orders);
+    faultCounts.set('longest transient wait (s)', Math.round(waits.maxMs / 1000));
+    faultCounts.set('total transient wait (s)', Math.round(waits.totalMs / 1000));
+    const violations =
+      report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient;
     const exitCode = violations === 0 ? 0 : 1;
     const file = join(reportDir, 'report.html');
     writeChaosReport(file, {
@@ -166,6 +179,9 @@ async function main(argv: string[]): Promise<number> {
       `second runs of an order: ${secondRuns.duplicate} ended duplicate (${counts.resends + counts.versionBumps} resent), ${secondRuns.orderConflict} ended order-conflict`,
     );
     say(`faults: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    say(
+      `transient waits: ${waits.orders} order(s) waited on a provider cause, longest ${(waits.maxMs / 1000).toFixed(1)} s, total ${(waits.totalMs / 1000).toFixed(0)} s; ${parkedOnTransient} parked on one`,
+    );
     for (const e of fleet.unexpectedExits) say(`  unexpected: ${e}`);
     say(
       `verdict: ${violations === 0 ? 'all invariants hold' : `${violations} violation(s)`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
@@ -182,6 +198,7 @@ async function main(argv: string[]): Promise<number> {
         stream: counts,
         expectedWorkflows: expected,
         secondRuns,
+        transientWaits: { ...waits, parkedOnTransient },
         violations,
         invariants: Object.fromEntries(invariants),
         faults: Object.fromEntries(faultCounts),

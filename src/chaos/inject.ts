@@ -1,6 +1,11 @@
 import type { FaultEndpoint } from '../providers/faults';
 import type { RunningStack } from '../stack/stack';
-import { restartKafka, restartPostgres, ServiceNotRestartableError } from '../stack/restart';
+import {
+  restartKafka,
+  restartPostgres,
+  restartTemporal,
+  ServiceNotRestartableError,
+} from '../stack/restart';
 import type { Fleet } from './fleet';
 import type { InjectedFault } from './report';
 import { describeFault, faultDetail, type ScheduledFault } from './schedule';
@@ -23,8 +28,12 @@ export class FaultInjectionError extends Error {
 // Provider windows may overlap on one endpoint; the admin API takes the whole endpoint setting,
 // so the currently open windows are merged per endpoint and the result PUT as one.
 const open = new Map<FaultEndpoint, Map<ScheduledFault, object>>();
+// While the providers are out there is nobody to PUT to; a restarted process starts with no
+// faults, so the windows still open are PUT again when it is back.
+let providersOut = false;
 
 async function putFaults(ctx: InjectContext): Promise<void> {
+  if (providersOut) return;
   const endpoints: Record<string, object> = {};
   for (const [endpoint, windows] of open)
     endpoints[endpoint] = Object.assign({}, ...windows.values());
@@ -64,8 +73,21 @@ async function apply(ctx: InjectContext, f: ScheduledFault): Promise<void> {
       await putFaults(ctx);
       return;
     }
+    case 'provider-outage':
+      providersOut = true;
+      try {
+        await ctx.fleet.kill('providers');
+        await until(Date.now() + f.forMs);
+        await ctx.fleet.start('providers');
+      } finally {
+        providersOut = false;
+      }
+      await putFaults(ctx);
+      return;
     case 'kafka-restart':
       return restartKafka(ctx.stack);
+    case 'temporal-restart':
+      return restartTemporal(ctx.stack);
     case 'postgres-restart':
       return restartPostgres(ctx.stack);
   }

@@ -2,7 +2,14 @@ import type { Client } from '@temporalio/client';
 import type { Kafka, Message } from 'kafkajs';
 import { countRunWorkflows } from '../demo/observe';
 import { waitFor } from '../stack/wait';
-import { retryStepSignal } from '../workflows/order-definitions';
+import { TRANSIENT_FAILURE_TYPES } from '../activities/transient-failure';
+import {
+  ATTENTION_MEMO,
+  retryStepSignal,
+  WAITED_MEMO,
+  type Attention,
+  type WaitedMemo,
+} from '../workflows/order-definitions';
 import type { Sample } from './report';
 
 /** Samples visibility counts of the run every second until stopped (a timer, not a wait). */
@@ -58,10 +65,19 @@ export async function publishSpread(
   }
 }
 
+/** A parked order's cause is transient: it parked on an outage it should have waited out. */
+function parkedOnTransient(memo: Record<string, unknown> | undefined): boolean {
+  const attention = memo?.[ATTENTION_MEMO] as Attention | undefined;
+  if (attention?.state !== 'parked') return false;
+  return TRANSIENT_FAILURE_TYPES.some((t) => attention.cause.startsWith(`${t}:`));
+}
+
 /**
  * Waits until every workflow of the run has finished. An order parked in needs_attention
- * (a provider fault exhausted its budget) gets a retryStep signal, as an operator would once
- * the faults are off; at most once per workflow per `retryEveryMs`.
+ * (a fault exhausted a budget) gets a retryStep signal, as an operator would once the faults
+ * are off; at most once per workflow per `retryEveryMs`. Orders parked on a transient provider
+ * cause are counted apart (`parkedOnTransient`): every outage of the run is shorter than the
+ * transient window, so each such order is a violation.
  */
 export async function waitForQuiescence(
   client: Client,
@@ -70,8 +86,9 @@ export async function waitForQuiescence(
   timeoutMs: number,
   onProgress: (done: number, running: number, retried: number) => void,
   retryEveryMs = 15_000,
-): Promise<number> {
+): Promise<{ retried: number; parkedOnTransient: number }> {
   const lastRetry = new Map<string, number>();
+  const onTransient = new Set<string>();
   let retried = 0;
   await waitFor(
     async () => {
@@ -82,14 +99,37 @@ export async function waitForQuiescence(
       for await (const info of client.workflow.list({ query })) {
         if (Date.now() - (lastRetry.get(info.workflowId) ?? 0) < retryEveryMs) continue;
         lastRetry.set(info.workflowId, Date.now());
-        await client.workflow.getHandle(info.workflowId, info.runId).signal(retryStepSignal);
+        if (parkedOnTransient(info.memo)) onTransient.add(info.workflowId);
+        await client.workflow.getHandle(info.workflowId, info.runId).signal(retryStepSignal, {
+          by: 'chaos',
+          reason: 'faults are off',
+        });
         retried++;
       }
       return false;
     },
     { timeoutMs, intervalMs: 1000, what: `all ${expected} workflows of ${prefix} to finish` },
   );
-  return retried;
+  return { retried, parkedOnTransient: onTransient.size };
+}
+
+/**
+ * How many orders of the run waited on a transient cause (memo `waited`, written when a wait
+ * ends), the longest single wait and the sum of all waits.
+ */
+export async function countTransientWaits(
+  client: Client,
+  prefix: string,
+): Promise<{ orders: number; maxMs: number; totalMs: number }> {
+  const waits = { orders: 0, maxMs: 0, totalMs: 0 };
+  for await (const info of client.workflow.list({ query: `OrderId STARTS_WITH '${prefix}'` })) {
+    const waited = info.memo?.[WAITED_MEMO] as WaitedMemo | undefined;
+    if (!waited || waited.totalMs <= 0) continue;
+    waits.orders++;
+    waits.maxMs = Math.max(waits.maxMs, waited.maxMs);
+    waits.totalMs += waited.totalMs;
+  }
+  return waits;
 }
 
 /**

@@ -3,13 +3,22 @@ import { createPrng } from '../util/prng';
 
 /** What a scheduled fault does; the runner maps each kind to one action. */
 export type FaultKind =
-  'kill-worker' | 'kill-bridge' | 'provider-faults' | 'kafka-restart' | 'postgres-restart';
+  | 'kill-worker'
+  | 'kill-bridge'
+  | 'provider-faults'
+  | 'provider-outage'
+  | 'kafka-restart'
+  | 'postgres-restart'
+  | 'temporal-restart';
 
 export interface ScheduledFault {
   /** Ms after the run's start. */
   atMs: number;
   kind: FaultKind;
-  /** Worker name for kill-worker; the provider endpoint for provider-faults. */
+  /**
+   * Worker name for kill-worker; the provider endpoint for provider-faults; `providers` for a
+   * provider-outage (the whole providers process stopped: every call is refused).
+   */
   target: string;
   /** How long the fault lasts (dead time before restart, or the provider fault window). */
   forMs: number;
@@ -23,6 +32,10 @@ export const WORKER_COUNT = 2;
 export const KILL_EVERY_MS = 60_000;
 /** One window of each provider fault type per this much run time (at least one each). */
 export const PROVIDER_WINDOW_EVERY_MS = 5 * 60_000;
+/** One full provider outage per this much run time (at least one). */
+export const PROVIDER_OUTAGE_EVERY_MS = 10 * 60_000;
+/** How long a provider outage lasts: well inside ORDER_TRANSIENT_RETRY_WINDOW's default. */
+export const PROVIDER_OUTAGE_MS = { min: 30_000, max: 120_000 };
 /** Dead time of a killed process before its restart. */
 const DEAD_MS = { min: 1000, max: 5000 };
 /** Faults land in this part of the run: after start-up, before the tail drains. */
@@ -47,9 +60,11 @@ export function buildSchedule(seed: number, durationMs: number): ScheduledFault[
   const schedule: ScheduledFault[] = [
     ...scheduleKills(rnd, durationMs, at, span),
     ...scheduleProviderWindows(rnd, durationMs, at, span),
+    ...scheduleProviderOutages(durationMs, at, span),
   ];
   schedule.push({ atMs: at(0.2, 0.4), kind: 'kafka-restart', target: 'kafka', forMs: 0 });
-  schedule.push({ atMs: at(0.55, 0.7), kind: 'postgres-restart', target: 'postgres', forMs: 0 });
+  schedule.push({ atMs: at(0.45, 0.55), kind: 'temporal-restart', target: 'temporal', forMs: 0 });
+  schedule.push({ atMs: at(0.6, 0.7), kind: 'postgres-restart', target: 'postgres', forMs: 0 });
   return schedule.sort((a, b) => a.atMs - b.atMs);
 }
 
@@ -121,6 +136,25 @@ function scheduleProviderWindows(rnd: () => number, durationMs: number, at: At, 
   }
   return windows;
 }
+/**
+ * Full provider outages: the providers process stopped (connections refused) for 30–120 s,
+ * one per PROVIDER_OUTAGE_EVERY_MS slot, never past the active part of the run (a short run
+ * gets a shorter outage). Orders must wait them out, not park: they are far shorter than the
+ * transient retry window.
+ */
+function scheduleProviderOutages(durationMs: number, at: At, span: Span) {
+  const slots = Math.max(1, Math.round(durationMs / PROVIDER_OUTAGE_EVERY_MS));
+  const width = (ACTIVE.to - ACTIVE.from) / slots;
+  const outages: ScheduledFault[] = [];
+  for (let o = 0; o < slots; o++) {
+    const atMs = at(ACTIVE.from + o * width, ACTIVE.from + (o + 0.5) * width);
+    const endOfSlot = Math.round(durationMs * (ACTIVE.from + (o + 1) * width));
+    const forMs = Math.min(span(PROVIDER_OUTAGE_MS.min, PROVIDER_OUTAGE_MS.max), endOfSlot - atMs);
+    outages.push({ atMs, kind: 'provider-outage', target: 'providers', forMs });
+  }
+  return outages;
+}
+
 /** Duration and settings of a fault, without its time, kind and target. */
 export function faultDetail(f: ScheduledFault): string {
   const settings = Object.entries(f.faults ?? {})

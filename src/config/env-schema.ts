@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDurationMs } from '../util/duration';
 
 /** Parsers for environment strings: every setting arrives as text and is checked here. */
 
@@ -62,3 +63,19 @@ export const postgresUrl = url.refine(
   (s) => /^postgres(ql)?:$/.test(new URL(s).protocol),
   'must be a postgres:// URL',
 );
+
+/** A duration (`500ms`, `90s`, `10m`, `2h`, `3d`) as milliseconds, at least 1 s. */
+export const duration = z
+  .string()
+  .trim()
+  .transform((s, ctx) => {
+    const ms = parseDurationMs(s);
+    if (ms === undefined || ms < 1000) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a duration of at least 1s (e.g. 90s, 30m, 1h)',
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { parseDurationMs } from '../util/duration';
 import { ConfigError } from './config-error';
 import {
   bool,
   hostPort,
   hostPortList,
   nameList,
+  duration,
   nonEmpty,
   positiveInt,
   postgresUrl,
@@ -90,6 +92,13 @@ export const DEFAULTS = {
   PROVIDERS_URL: 'http://127.0.0.1:4010',
   /** Postgres schema holding the sandbox providers' key store and ledgers. */
   PROVIDERS_DB_SCHEMA: 'sandbox',
+  /**
+   * How long an order step keeps retrying a transient provider cause (connection refused,
+   * timeout, 429, 5xx, 409 in flight) with the same idempotency key before the order parks in
+   * needs_attention: a duration such as `90s`, `30m`, `1h`. Read by the worker, which hands it
+   * to the workflow inside each transient failure (see src/activities/provider-http.ts).
+   */
+  ORDER_TRANSIENT_RETRY_WINDOW: '1h',
 } as const;
 
 const sslMode = z.enum(
@@ -188,6 +197,9 @@ const envSchema = z.object({
     .trim()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
     .default(DEFAULTS.PROVIDERS_DB_SCHEMA),
+  ORDER_TRANSIENT_RETRY_WINDOW: duration.default(
+    parseDurationMs(DEFAULTS.ORDER_TRANSIENT_RETRY_WINDOW)!,
+  ),
 });
 
 /** Names of every environment variable the config module reads. */
@@ -263,6 +275,10 @@ export interface Config {
     url: string;
     /** Schema of the sandbox providers' tables. */
     dbSchema: string;
+  };
+  orders: {
+    /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long a step retries a transient cause. */
+    transientRetryWindowMs: number;
   };
   logLevel: z.infer<typeof logLevel>;
 }
@@ -399,6 +415,7 @@ function toConfig(e: Env): Config {
       url: e.PROVIDERS_URL.replace(/\/+$/, ''),
       dbSchema: e.PROVIDERS_DB_SCHEMA,
     },
+    orders: { transientRetryWindowMs: e.ORDER_TRANSIENT_RETRY_WINDOW },
     logLevel: e.LOG_LEVEL,
   };
 }

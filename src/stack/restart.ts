@@ -3,6 +3,7 @@ import { startKafka, waitForKafka } from './kafka';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
 import { stopProcessGroup } from './processes';
 import type { RunningStack } from './stack';
+import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 
 /** A service the stack did not start (external) cannot be restarted from here. */
 export class ServiceNotRestartableError extends Error {
@@ -49,4 +50,24 @@ export async function restartPostgres(stack: RunningStack, timeoutMs = 120_000):
   stack.state.pids.postgres = await startPostgres(stack.paths, install, port);
   saveState(stack);
   await waitForPostgres(port, timeoutMs);
+}
+
+/**
+ * Kills the stack's Temporal dev server (SIGKILL: a crash, not a clean stop) and starts it
+ * again on the same gRPC and UI ports with the same SQLite file, then waits until it answers
+ * with its search attributes and serves the Web UI. Workflows and their timers survive in
+ * the file; workers and the bridge reconnect on their own.
+ */
+export async function restartTemporal(stack: RunningStack, timeoutMs = 120_000): Promise<void> {
+  const pid = stack.state.pids.temporal;
+  if (pid === undefined) throw new ServiceNotRestartableError('Temporal is external to this stack');
+  const ports = {
+    grpc: portOf(stack.state.env.TEMPORAL_ADDRESS),
+    ui: Number(new URL(stack.state.env.TEMPORAL_UI_URL).port),
+  };
+  await stopProcessGroup(pid, 'SIGKILL');
+  const bin = await installTemporal(stack.paths, () => undefined);
+  stack.state.pids.temporal = startTemporal(stack.paths, bin, ports);
+  saveState(stack);
+  await waitForTemporal(ports, timeoutMs);
 }

@@ -22,8 +22,16 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
-    // Provider URL from config unless the caller injected its own (tests run their own sandbox).
-    activities: createActivities({ providers: { url: config.providers.url }, ...options.deps }),
+    // Provider URL from config unless the caller injected its own (tests run their own sandbox);
+    // the transient retry window from config unless the injected providers name one.
+    activities: createActivities({
+      ...options.deps,
+      providers: {
+        url: config.providers.url,
+        transientRetryWindowMs: config.orders.transientRetryWindowMs,
+        ...options.deps.providers,
+      },
+    }),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });

@@ -1,5 +1,6 @@
 // Activity proxies of the order workflows, declared once and grouped by retry class. Budgets
-// are explicit: when one is spent, the workflow parks in needs_attention instead of guessing.
+// are explicit: when one is spent, the workflow parks in needs_attention instead of guessing;
+// transient provider causes get a fast phase here and a slow phase in the workflow.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
@@ -29,10 +30,23 @@ export const ownDb = proxyActivities<
   },
 });
 
+/** Attempts of the fast phase: the activity's own retries (0.5 + 1 + 2 s of backoff). */
+export const FAST_PHASE_ATTEMPTS = 4;
 /**
- * Foreign effects over HTTP (charge, refund, email). The backoff (0.5+1+2+4+4 ≈ 11.5 s)
- * outlasts the sandbox's 10 s lease, so a retry that met 409 gets the first request's
- * stored response before the budget runs out. startToClose exceeds the 5 s HTTP timeout.
+ * Pause between rounds of the slow phase (a durable timer in the workflow, then another fast
+ * phase), as long as the transient window lasts. Long enough not to hammer a provider that is
+ * down, short enough that orders resume within half a minute of its return. Also outlasts the
+ * sandbox's 10 s lease, so a retry that met 409 gets the first request's stored response.
+ */
+export const SLOW_PHASE_INTERVAL_MS = 30_000;
+
+/**
+ * Foreign effects over HTTP (charge, refund, email): the fast phase of the "fast/slow
+ * retries" pattern. A few attempts in a few seconds absorb a blip; when they fail on a
+ * transient cause the workflow waits SLOW_PHASE_INTERVAL_MS on a timer and runs another fast
+ * phase (one activity, a handful of events per round: history stays small over an hour).
+ * A provider's Retry-After arrives as the failure's nextRetryDelay. startToClose exceeds the
+ * 5 s HTTP timeout.
  */
 export const foreign = proxyActivities<
   Pick<Activities, 'chargePayment' | 'refundPayment' | 'sendEmail'>
@@ -42,7 +56,7 @@ export const foreign = proxyActivities<
     initialInterval: '500 milliseconds',
     backoffCoefficient: 2,
     maximumInterval: '4 seconds',
-    maximumAttempts: 6,
+    maximumAttempts: FAST_PHASE_ATTEMPTS,
     nonRetryableErrorTypes: ['PaymentDeclined', ...BUG_FAILURES],
   },
 });

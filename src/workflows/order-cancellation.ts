@@ -8,6 +8,7 @@ import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { orderActivities } from './order-activities';
 import { cancelOrderSignal, stepKeys } from './order-definitions';
+import { retryTransient } from './order-step-runner';
 
 export interface OrderCancellationInput extends EventWorkflowInput<OrderCancelledData> {
   /**
@@ -60,7 +61,10 @@ export async function orderCancellation(
   // a duplicate since, and the claim then names the real owner.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await getExternalWorkflowHandle(orderWorkflowId).signal(cancelOrderSignal, { reason });
+      await getExternalWorkflowHandle(orderWorkflowId).signal(cancelOrderSignal, {
+        reason,
+        by: `cancellation workflow ${workflowInfo().workflowId}`,
+      });
       setStep('signalled');
       return { orderId, handledBy: 'signalled', orderWorkflowId };
     } catch {
@@ -73,7 +77,8 @@ export async function orderCancellation(
   }
   setStep('compensating');
   const keys = stepKeys(orderId);
-  const refund = await orderActivities.refund({ key: keys.refund, orderId });
+  // A provider outage must not fail the cancellation: the refund waits it out (same key).
+  const refund = await retryTransient(() => orderActivities.refund({ key: keys.refund, orderId }));
   const release = await orderActivities.release({
     key: keys.release,
     reservationKey: keys.reserve,

@@ -15,6 +15,9 @@ export type OrderStep =
   | 'completed'
   | 'rejected'
   | 'declined'
+  /** A step is retrying a transient cause (provider down, 5xx, 429…) with the same key. */
+  | 'waiting'
+  /** Parked: a step failed for good or its retry window ran out; an operator decides. */
   | 'needs_attention'
   | 'compensating'
   | 'cancelled'
@@ -38,6 +41,52 @@ export interface RecoveryPoint {
   how: 'done' | 'resolved';
 }
 
+/** Who asked an operator action, and why (signal payload; all optional for old senders). */
+export interface OperatorAction {
+  /** `--by` or the OS user of the operator; an event or workflow for automatic senders. */
+  by: string;
+  reason?: string;
+  /** When it was asked (ISO); default: the workflow time the signal arrived. */
+  at?: string;
+}
+
+/** One operator action as the workflow recorded it (OrderStatus.operatorActions). */
+export interface RecordedOperatorAction {
+  action: 'retry' | 'resolve' | 'cancel';
+  by: string;
+  reason?: string;
+  at: string;
+}
+
+/**
+ * The workflow memo key `attention`: why the order waits or is parked, kept where the server
+ * shows it (Web UI, `describe()`) even while no worker runs. Absent when nothing is pending.
+ */
+export const ATTENTION_MEMO = 'attention';
+/** The workflow memo key `waited`: total and longest wait on transient causes (chaos report). */
+export const WAITED_MEMO = 'waited';
+
+export interface Attention {
+  state: 'waiting' | 'parked';
+  step: StepName;
+  /** The last failure: type and message. */
+  cause: string;
+  /** When the step first failed in this episode (ISO, workflow time). */
+  since: string;
+  /** Attempts made so far (the activity's own retries included). */
+  attempt?: number;
+  /** Waiting: when the next attempt starts (ISO). */
+  nextTryAt?: string;
+  /** What an operator should (or need not) do. */
+  action: string;
+}
+
+/** Memo `waited`: how long this order waited on transient causes, over all its steps. */
+export interface WaitedMemo {
+  totalMs: number;
+  maxMs: number;
+}
+
 export interface OrderStatus {
   orderId: string;
   step: OrderStep;
@@ -46,6 +95,10 @@ export interface OrderStatus {
   keys: Record<StepName, string>;
   /** Set while parked in needs_attention: the step that ran out of budget and why. */
   parked?: { step: StepName; error: string; since: string };
+  /** Set while a step waits on a transient cause (step `waiting`): memo `attention` too. */
+  waiting?: { step: StepName; cause: string; since: string; attempt: number; nextTryAt: string };
+  /** Every operator action received (retry, resolve, cancel), in order. */
+  operatorActions?: RecordedOperatorAction[];
   cancellation?: { reason: string; requestedAt: string };
   chargeId?: string;
   /**
@@ -71,14 +124,23 @@ export interface OrderResult {
 
 export interface CancelOrderRequest {
   reason: string;
+  /** Who cancelled (operator or event); recorded in OrderStatus.operatorActions. */
+  by?: string;
+  at?: string;
 }
 
 /** Cancels the order (OrderCancelled event or operator): compensates what was done, once. */
 export const cancelOrderSignal = defineSignal<[CancelOrderRequest]>('cancelOrder');
-/** Operator: run the parked step again with the same key. */
-export const retryStepSignal = defineSignal<[]>('retryStep');
-/** Operator: the parked step's effect is confirmed (or not needed); continue after it. */
-export const resolveStepSignal = defineSignal<[]>('resolveStep');
+/**
+ * Operator: run the parked (or waiting) step again now, with the same key. The payload is
+ * optional: senders from before operator actions were recorded send none.
+ */
+export const retryStepSignal = defineSignal<[OperatorAction?]>('retryStep');
+/**
+ * Operator: the parked (or waiting) step's effect is confirmed (or not needed); continue
+ * after it. Payload optional, as for retryStep.
+ */
+export const resolveStepSignal = defineSignal<[OperatorAction?]>('resolveStep');
 export const orderStatusQuery = defineQuery<OrderStatus>('orderStatus');
 
 /** Longest idempotency key we send: Stripe's limit, and the sandbox provider's. */

@@ -1,15 +1,49 @@
 // The "current details" of an order in the Temporal Web UI: what the on-call person needs to
 // decide without reading code. Pure (used by workflow code).
-import type { OrderStatus } from './order-definitions';
+import type { OrderStatus, StepName } from './order-definitions';
+
+/** Who a step talks to, as an operator would name it. */
+const COUNTERPART: Record<StepName, string> = {
+  reserve: 'the inventory database',
+  release: 'the inventory database',
+  charge: 'the payment provider',
+  refund: 'the payment provider',
+  email: 'the mail provider',
+};
+
+/** `10:41:02` of an ISO time (UTC): short enough for a status line. */
+function clock(isoTime: string): string {
+  return `${isoTime.slice(11, 19)} UTC`;
+}
+
+/** What an operator may do about a parked step (memo `attention.action`, current details). */
+export function parkedActionOf(status: OrderStatus, step: StepName): string {
+  const id = status.orderId;
+  return `one of: \`npx onceflow orders retry ${id}\` (signal \`retryStep\`: run ${step} again with the same key) · \`npx onceflow orders resolve ${id}\` (signal \`resolveStep\`: the effect is confirmed, continue) · \`npx onceflow orders cancel ${id}\` (signal \`cancelOrder\`: compensate)`;
+}
+
+/** What an operator may do about a waiting step: nothing, unless they know better. */
+export function waitingActionOf(status: OrderStatus, step: StepName, deadline: string): string {
+  const id = status.orderId;
+  return `none needed: ${step} retries on its own with the same key until ${deadline}, then parks; \`npx onceflow orders retry ${id}\` tries now, \`npx onceflow orders cancel ${id}\` compensates`;
+}
 
 /** Markdown for setCurrentDetails: the step, the last error and, when parked, what to do. */
 export function currentDetailsOf(status: OrderStatus): string {
   const lines = [`**step** ${status.step}`];
+  if (status.waiting) {
+    const w = status.waiting;
+    const inSeconds = Math.round((Date.parse(w.nextTryAt) - Date.now()) / 1000);
+    lines.push(
+      `**waiting** for ${COUNTERPART[w.step]} since ${clock(w.since)}, attempt ${w.attempt}, next try in ${inSeconds} s (at ${clock(w.nextTryAt)})`,
+      `**last error** (${w.step}): ${w.cause}`,
+      `**key** \`${status.keys[w.step]}\``,
+    );
+  }
   if (status.parked) {
-    const id = status.orderId;
     lines.push(
       `**last error** (${status.parked.step}, since ${status.parked.since}): ${status.parked.error}`,
-      `**action expected** one of: \`npx onceflow orders retry ${id}\` (signal \`retryStep\`: run ${status.parked.step} again with the same key) · \`npx onceflow orders resolve ${id}\` (signal \`resolveStep\`: the effect is confirmed, continue) · \`npx onceflow orders cancel ${id}\` (signal \`cancelOrder\`: compensate)`,
+      `**action expected** ${parkedActionOf(status, status.parked.step)}`,
       `**key** \`${status.keys[status.parked.step]}\``,
     );
   }
@@ -23,6 +57,12 @@ export function currentDetailsOf(status: OrderStatus): string {
     );
   }
   if (status.cancellation) lines.push(`**cancellation** ${status.cancellation.reason}`);
+  if (status.operatorActions?.length) {
+    const actions = status.operatorActions.map(
+      (a) => `${a.action} by ${a.by} at ${a.at}${a.reason ? ` (${a.reason})` : ''}`,
+    );
+    lines.push(`**operator actions** ${actions.join(' · ')}`);
+  }
   if (status.outcome) lines.push(`**outcome** ${status.outcome}`);
   const points = status.recoveryPoints.map((p) => `${p.step} (${p.how})`).join(', ');
   lines.push(`**recovery points** ${points || 'none yet'}`);

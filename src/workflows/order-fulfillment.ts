@@ -1,7 +1,4 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
   getExternalWorkflowHandle,
   setCurrentDetails,
   setHandler,
@@ -12,7 +9,7 @@ import type { ClaimVerdict } from '../db/order-claim-store';
 import type { OrderPlacedData } from '../events/order-events';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import { BUSINESS_FAILURES, orderActivities } from './order-activities';
+import { orderActivities } from './order-activities';
 import { currentDetailsOf } from './order-details';
 import {
   cancelOrderSignal,
@@ -20,36 +17,25 @@ import {
   resolveStepSignal,
   retryStepSignal,
   stepKeys,
+  type OperatorAction,
   type OrderResult,
   type OrderStatus,
   type OrderStep,
-  type StepName,
+  type RecordedOperatorAction,
 } from './order-definitions';
+import { createStepRunner, describeFailure, type StepRunnerContext } from './order-step-runner';
 
 /** What a step's effect is known to be: compensation acts on `done` and `unknown`. */
 type Effect = 'none' | 'unknown' | 'done';
-
-type StepOutcome<T> = { kind: 'done'; value: T } | { kind: 'resolved' } | { kind: 'cancelled' };
-
-/** The business failure type behind an activity failure, if it is one. */
-function businessFailureOf(err: unknown): string | undefined {
-  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return;
-  const type = err.cause.type ?? '';
-  return (BUSINESS_FAILURES as readonly string[]).includes(type) ? type : undefined;
-}
-
-function describeFailure(err: unknown): string {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-}
 
 /**
  * OrderPlaced → reserve inventory → charge → confirmation email, as a saga. The reserve step
  * also claims the order: a run that finds another run owning it ends `duplicate` (same
  * payload) or `order-conflict` (different payload) and acts on nothing. Every activity
- * carries `order:<orderId>:<step>` as its idempotency key. A step that runs out of its retry
- * budget parks the order in needs_attention until an operator signals retry, resolve or
- * cancel. A cancellation (signal) compensates at the next step boundary: release if only
+ * carries `order:<orderId>:<step>` as its idempotency key. A step failing on a transient
+ * cause waits (step `waiting`) and retries with the same key for the transient window; a
+ * permanent cause, or a spent window, parks the order in needs_attention until an operator
+ * signals retry, resolve or cancel (src/workflows/order-step-runner.ts). A cancellation (signal) compensates at the next step boundary: release if only
  * reserved; refund and release if charged (or if the charge's outcome is unknown); a run
  * that does not own the order passes the cancellation on to the owner.
  */
@@ -66,19 +52,32 @@ export async function orderFulfillment(
   };
   const fingerprint = input.event.fingerprint;
   const effects: Record<'reserve' | 'charge', Effect> = { reserve: 'none', charge: 'none' };
-  let operatorAction: 'retry' | 'resolve' | undefined;
+  const pending: StepRunnerContext['pending'] = {};
   let compensating = false;
 
+  /** Every operator action goes into the status (and thus `orders show`), acted on or not. */
+  const record = (action: RecordedOperatorAction['action'], from?: Partial<OperatorAction>) => {
+    const entry: RecordedOperatorAction = {
+      action,
+      by: from?.by ?? 'unknown (sender predates operator records)',
+      at: from?.at ?? new Date().toISOString(),
+    };
+    if (from?.reason !== undefined) entry.reason = from.reason;
+    (status.operatorActions ??= []).push(entry);
+  };
   setHandler(orderStatusQuery, () => status);
-  setHandler(cancelOrderSignal, ({ reason }) => {
+  setHandler(cancelOrderSignal, (request) => {
+    record('cancel', request);
     // Repeated cancellations act once: only the first is recorded.
-    status.cancellation ??= { reason, requestedAt: new Date().toISOString() };
+    status.cancellation ??= { reason: request.reason, requestedAt: new Date().toISOString() };
   });
-  setHandler(retryStepSignal, () => {
-    if (status.parked) operatorAction = 'retry';
+  setHandler(retryStepSignal, (action?: OperatorAction) => {
+    record('retry', action);
+    if (status.parked || status.waiting) pending.action = 'retry';
   });
-  setHandler(resolveStepSignal, () => {
-    if (status.parked) operatorAction = 'resolve';
+  setHandler(resolveStepSignal, (action?: OperatorAction) => {
+    record('resolve', action);
+    if (status.parked || status.waiting) pending.action = 'resolve';
   });
 
   const setStep = (step: OrderStep) => {
@@ -98,34 +97,7 @@ export async function orderFulfillment(
   setStep('received');
   const cancelled = () => !compensating && status.cancellation !== undefined;
 
-  /** Runs one step to completion, parking in needs_attention whenever its budget is spent. */
-  async function runStep<T>(
-    step: StepName,
-    running: OrderStep,
-    call: () => Promise<T>,
-  ): Promise<StepOutcome<T>> {
-    for (;;) {
-      setStep(running);
-      try {
-        const value = await call();
-        status.recoveryPoints.push({ step, at: new Date().toISOString(), how: 'done' });
-        return { kind: 'done', value };
-      } catch (err) {
-        if (businessFailureOf(err)) throw err;
-        status.parked = { step, error: describeFailure(err), since: new Date().toISOString() };
-        setStep('needs_attention');
-        await condition(() => operatorAction !== undefined || cancelled());
-        const action = operatorAction;
-        operatorAction = undefined;
-        status.parked = undefined;
-        if (cancelled()) return { kind: 'cancelled' };
-        if (action === 'resolve') {
-          status.recoveryPoints.push({ step, at: new Date().toISOString(), how: 'resolved' });
-          return { kind: 'resolved' };
-        }
-      }
-    }
-  }
+  const runStep = createStepRunner({ status, setStep, pending, cancelled });
 
   const finish = (step: OrderStep, result: Omit<OrderResult, 'orderId'>): OrderResult => {
     status.outcome = result.outcome;

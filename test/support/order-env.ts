@@ -42,6 +42,8 @@ export interface OrderEnv {
   setFaults(settings: unknown): Promise<void>;
   seedStock(available: number): Promise<string>;
   stockOf(sku: string): Promise<number>;
+  /** Shuts the in-process worker down (the server keeps the workflows; nothing answers queries). */
+  stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,8 @@ export function eventInputOf<T>(
 export interface OrderEnvOptions {
   /** Run a worker in this process. Default: true; crash tests run worker processes instead. */
   inProcessWorker?: boolean;
+  /** The worker's ORDER_TRANSIENT_RETRY_WINDOW in ms. Default: 1000, so tests that park do so in seconds. */
+  transientRetryWindowMs?: number;
 }
 
 export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<OrderEnv> {
@@ -85,7 +89,14 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
     const worker = await createWorker({
       connection: workerConnection,
       config,
-      deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },
+      deps: {
+        pool: db.pool,
+        providers: {
+          url: providers.url,
+          timeoutMs: 5000,
+          transientRetryWindowMs: options.transientRetryWindowMs ?? 1000,
+        },
+      },
       taskQueue,
       workflowBundle: await workflowBundle(),
     });
@@ -141,12 +152,16 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
       return sku;
     },
     stockOf: (sku) => readStock(db.pool, sku),
+    stopWorker: async () => {
+      const running = inProcess;
+      inProcess = undefined;
+      if (!running) return;
+      running.worker.shutdown();
+      await running.running;
+      await running.connection.close();
+    },
     close: async () => {
-      if (inProcess) {
-        inProcess.worker.shutdown();
-        await inProcess.running;
-        await inProcess.connection.close();
-      }
+      await env.stopWorker();
       await connection.close();
       await providers.close();
       await db.pool.end();

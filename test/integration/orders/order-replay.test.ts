@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { orderCancellation, orderFulfillment } from '../../../src/workflows';
-import { cancelOrderSignal } from '../../../src/workflows/order-definitions';
+import { cancelOrderSignal, retryStepSignal } from '../../../src/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { uniqueName } from '../../support/services';
 import { workflowBundle } from '../../support/workflow-bundle';
@@ -79,6 +79,20 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
     await reSend('test', 'duplicate');
     await reSend('other-payload', 'order-conflict');
 
+    // A transient cause: one fast phase fails, the order waits (timer, memo), then completes.
+    await env.setFaults({ endpoints: { emails: { failBeforeCommitRate: 1, limit: 4 } } });
+    const waited = await env.startOrder(env.newOrder(sku));
+    assert.equal((await waited.result()).outcome, 'completed');
+    await keep(waited.workflowId);
+    // The (1 s test) window runs out: parked, then an operator retry with a recorded action.
+    await env.setFaults({ endpoints: { emails: { failBeforeCommitRate: 1 } } });
+    const parked = await env.startOrder(env.newOrder(sku));
+    await env.waitForStatus(parked, (s) => s.step === 'needs_attention', 'parking');
+    await env.setFaults({ endpoints: { emails: {} } });
+    await parked.signal(retryStepSignal, { by: 'replay-test', reason: 'provider back' });
+    assert.equal((await parked.result()).outcome, 'completed');
+    await keep(parked.workflowId);
+
     const cancellationId = uniqueName('OrderCancelled:replay');
     await env.client.workflow.execute(orderCancellation, {
       taskQueue: env.taskQueue,
@@ -96,6 +110,8 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
         'cancelled',
         'duplicate',
         'order-conflict',
+        'waited',
+        'parked-retried',
         'cancellation',
       ];
       recorded.forEach((r, i) =>
@@ -124,6 +140,6 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
       results.push(r.workflowId);
     }
     assert.equal(results.length, recorded.length + fixtures.length);
-    assert.ok(recorded.length === 7);
+    assert.ok(recorded.length === 9);
   });
 });

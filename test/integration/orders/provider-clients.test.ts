@@ -2,11 +2,15 @@ import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { createEmailActivities } from '../../../src/activities/email';
 import { createPaymentActivities } from '../../../src/activities/payments';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   IdempotencyKeyInUseError,
   ProviderTimeoutError,
   ProviderUnavailableError,
+  ProviderUnreachableError,
 } from '../../../src/activities/provider-http';
+import type { TransientFailureDetails } from '../../../src/activities/transient-failure';
 import type { RunningProviders } from '../../../src/providers/server';
 import { uniqueName } from '../../support/services';
 import {
@@ -65,22 +69,64 @@ describe('provider clients used by the activities (real sandbox over HTTP)', () 
     assert.match(err.message, new RegExp(key));
   });
 
-  it('maps 5xx, 409 and timeouts to retryable named errors', async () => {
+  /** A transient failure: retryable, typed by the named error, carrying the window. */
+  function transientCause(err: unknown, type: string): TransientFailureDetails {
+    assert.ok(err instanceof ApplicationFailure, String(err));
+    assert.equal(err.type, type);
+    assert.equal(err.nonRetryable, false);
+    const details = err.details?.[0] as TransientFailureDetails;
+    assert.equal(details.transient, true);
+    assert.equal(details.windowMs, 3_600_000, 'the default window');
+    return details;
+  }
+
+  it('maps 5xx, 409 and timeouts to transient failures wrapping named errors', async () => {
     await setFaults(providers, { endpoints: { charges: { failBeforeCommitRate: 1, limit: 1 } } });
     const e500 = await failureOf(payments.chargePayment(charge(uniqueName('k'))));
-    assert.ok(e500 instanceof ProviderUnavailableError);
-    assert.equal(e500.status, 500);
+    assert.equal(transientCause(e500, 'ProviderUnavailableError').status, 500);
+    assert.ok((e500 as ApplicationFailure).cause instanceof ProviderUnavailableError);
 
     await setFaults(providers, { endpoints: { charges: { latencyMs: 1500 } } });
     const key = uniqueName('k');
-    const slow = failureOf(payments.chargePayment(charge(key)));
-    const timeout = await slow;
-    assert.ok(timeout instanceof ProviderTimeoutError, String(timeout));
-    assert.equal(timeout.idempotencyKey, key);
+    const timeout = await failureOf(payments.chargePayment(charge(key)));
+    assert.equal(transientCause(timeout, 'ProviderTimeoutError').key, key);
+    assert.ok((timeout as ApplicationFailure).cause instanceof ProviderTimeoutError);
     // The first request still holds the lease: a retry now is told to wait (409).
     const inUse = await failureOf(payments.chargePayment(charge(key)));
-    assert.ok(inUse instanceof IdempotencyKeyInUseError, String(inUse));
+    transientCause(inUse, 'IdempotencyKeyInUseError');
+    assert.ok((inUse as ApplicationFailure).cause instanceof IdempotencyKeyInUseError);
     await setFaults(providers, { endpoints: { charges: {} } });
+  });
+
+  it('maps connection refused to ProviderUnreachableError and 429 Retry-After to nextRetryDelay', async () => {
+    // A port nobody listens on: bind one, note it, close it.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const down = createPaymentActivities({
+      url: `http://127.0.0.1:${deadPort}`,
+      transientRetryWindowMs: 3_600_000,
+    });
+    const refused = await failureOf(down.chargePayment(charge(uniqueName('k'))));
+    transientCause(refused, 'ProviderUnreachableError');
+    assert.ok((refused as ApplicationFailure).cause instanceof ProviderUnreachableError);
+    assert.match((refused as Error).message, /ECONNREFUSED/);
+
+    const limited = createServer((_req, res) => {
+      res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    await new Promise<void>((r) => limited.listen(0, '127.0.0.1', r));
+    try {
+      const port = (limited.address() as AddressInfo).port;
+      const slowDown = createPaymentActivities({ url: `http://127.0.0.1:${port}` });
+      const err = await failureOf(slowDown.chargePayment(charge(uniqueName('k'))));
+      assert.equal(transientCause(err, 'ProviderRateLimitedError').retryAfterMs, 7000);
+      assert.equal((err as ApplicationFailure).nextRetryDelay, 7000);
+    } finally {
+      await new Promise((r) => limited.close(r));
+    }
   });
 
   it('refunds by order (once) and reports when there is nothing to refund', async () => {

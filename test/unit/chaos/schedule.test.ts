@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import {
   buildSchedule,
   KILL_EVERY_MS,
+  PROVIDER_OUTAGE_MS,
   WORKER_COUNT,
   type ScheduledFault,
 } from '../../../src/chaos/schedule';
@@ -14,13 +15,15 @@ describe('chaos fault schedule', () => {
     assert.notDeepEqual(buildSchedule(7, 120_000), buildSchedule(8, 120_000));
   });
 
-  it('kills every worker and the bridge, and restarts Kafka and Postgres once, even when short', () => {
+  it('kills every worker and the bridge, and restarts Kafka, Postgres and Temporal once, even when short', () => {
     for (let seed = 1; seed <= 50; seed++) {
       const s = buildSchedule(seed, 60_000);
       const killed = new Set(s.filter((f) => f.kind.startsWith('kill-')).map((f) => f.target));
       assert.equal(killed.size, WORKER_COUNT + 1, `seed ${seed}: ${[...killed].join(', ')}`);
       assert.equal(count(s, 'kafka-restart'), 1);
       assert.equal(count(s, 'postgres-restart'), 1);
+      assert.equal(count(s, 'temporal-restart'), 1);
+      assert.ok(count(s, 'provider-outage') >= 1, `seed ${seed}: no provider outage`);
       const settings = s.flatMap((f) => Object.keys(f.faults ?? {}));
       for (const k of ['failBeforeCommitRate', 'timeoutAfterCommitRate', 'latencyMs'])
         assert.ok(settings.includes(k), `seed ${seed}: no ${k} window`);
@@ -32,6 +35,24 @@ describe('chaos fault schedule', () => {
     const kills = count(long, 'kill-worker') + count(long, 'kill-bridge');
     assert.ok(kills >= (20 * 60_000 * 0.8) / KILL_EVERY_MS, `${kills} kills in 20 minutes`);
     assert.ok(count(long, 'provider-faults') >= 9, `${count(long, 'provider-faults')} windows`);
+  });
+
+  it('stops the providers for 30-120 s about every ten minutes, apart from the service restarts', () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      const s = buildSchedule(seed, 30 * 60_000);
+      const outages = s.filter((f) => f.kind === 'provider-outage');
+      assert.equal(outages.length, 3, `seed ${seed}`);
+      for (const o of outages) {
+        assert.equal(o.target, 'providers');
+        assert.ok(
+          o.forMs >= PROVIDER_OUTAGE_MS.min && o.forMs <= PROVIDER_OUTAGE_MS.max,
+          `${o.forMs}`,
+        );
+      }
+      const at = (kind: string) => s.find((f) => f.kind === kind)!.atMs;
+      assert.ok(at('kafka-restart') < at('temporal-restart'), `seed ${seed}`);
+      assert.ok(at('temporal-restart') < at('postgres-restart'), `seed ${seed}`);
+    }
   });
 
   it('never kills a process that is still down, and keeps every fault inside the run', () => {

@@ -53,4 +53,38 @@ describe('order current details (Web UI)', () => {
     assert.match(conflict, /fp-a.*fp-b/);
     assert.match(conflict, /order conflict/);
   });
+
+  it('when waiting on a transient cause, says for whom, since when, the attempt and the next try', () => {
+    const text = currentDetailsOf({
+      ...base(),
+      step: 'waiting',
+      waiting: {
+        step: 'charge',
+        cause: 'ProviderUnreachableError: POST /v1/charges got no response (ECONNREFUSED)',
+        since: '2026-11-22T10:41:00.000Z',
+        attempt: 14,
+        nextTryAt: '2026-11-22T10:47:30.000Z',
+      },
+    });
+    assert.match(
+      text,
+      /waiting\*\* for the payment provider since 10:41:00 UTC, attempt 14, next try in -?\d+ s \(at 10:47:30 UTC\)/,
+    );
+    assert.match(text, /ECONNREFUSED/);
+    assert.match(text, /order:o-1:charge/);
+    assert.doesNotMatch(text, /action expected/);
+  });
+
+  it('lists the operator actions recorded, with who, when and why', () => {
+    const text = currentDetailsOf({
+      ...base(),
+      operatorActions: [
+        { action: 'retry', by: 'alice', reason: 'provider back', at: '2026-11-22T11:00:00.000Z' },
+      ],
+    });
+    assert.match(
+      text,
+      /operator actions\*\* retry by alice at 2026-11-22T11:00:00.000Z \(provider back\)/,
+    );
+  });
 });

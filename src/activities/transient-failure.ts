@@ -1,0 +1,40 @@
+// The agreement between the provider activities and the order workflows about transient
+// causes. Pure (no imports): workflow code reads it to tell "wait and retry" from "park".
+
+/**
+ * Failure types of causes that retrying the same idempotency key resolves by itself: the
+ * provider unreachable (connection refused or reset, DNS), no answer in time, 429, 5xx and
+ * 409 (the same key in flight). Anything else is not transient, whatever it looks like.
+ */
+export const TRANSIENT_FAILURE_TYPES = [
+  'ProviderUnreachableError',
+  'ProviderTimeoutError',
+  'ProviderRateLimitedError',
+  'ProviderUnavailableError',
+  'IdempotencyKeyInUseError',
+] as const;
+
+/**
+ * The first detail of a transient ApplicationFailure. `windowMs` is the worker's
+ * ORDER_TRANSIENT_RETRY_WINDOW: the workflow cannot read configuration, and the failure is
+ * already in history, so handing the setting over here costs no command and lets an operator
+ * change the window of orders in flight by restarting workers with a new value.
+ */
+export interface TransientFailureDetails {
+  transient: true;
+  windowMs: number;
+  /** The provider's Retry-After, when it sent one: no retry before it. */
+  retryAfterMs?: number;
+  endpoint: string;
+  key: string;
+  status?: number;
+}
+
+export function isTransientFailureDetails(value: unknown): value is TransientFailureDetails {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { transient?: unknown }).transient === true &&
+    typeof (value as { windowMs?: unknown }).windowMs === 'number'
+  );
+}
