@@ -84,13 +84,11 @@ export class OrderFeed {
       await producer.send({
         topic,
         acks: -1,
-        messages: records
-          .slice(i, i + 500)
-          .map((r) => ({
-            ...r,
-            timestamp: now,
-            ...(partition !== undefined ? { partition } : {}),
-          })),
+        messages: records.slice(i, i + 500).map((r) => ({
+          ...r,
+          timestamp: now,
+          ...(partition !== undefined ? { partition } : {}),
+        })),
       });
     }
   }

@@ -4,7 +4,7 @@
  * the knob (onceflow's bridge starts, DBOS's queue), which is onceflow's default; Restate has
  * no such knob for a Kafka subscription (one invocation per key at a time, keys in parallel).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -46,7 +46,9 @@ const peerRequire = createRequire(join(PEERS_DIR, 'package.json'));
 
 /** Version of an installed peer package, for the report. */
 export function peerVersion(name: string): string {
-  return (peerRequire(`${name}/package.json`) as { version: string }).version;
+  // Read from the file: not every package exports its package.json.
+  const file = join(PEERS_DIR, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
 async function post(url: string, body: unknown): Promise<void> {

@@ -11,7 +11,7 @@
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { KafkaReceiver } from '@dbos-inc/kafkajs-receive';
-import type { KafkaMessage } from 'kafkajs';
+import { logLevel, type KafkaMessage } from 'kafkajs';
 import pg from 'pg';
 import type { OrderPlacedData } from '../../../src/events/order-events';
 import { createOrderSteps, orderOfValue, readAppEnv } from '../order-steps';
@@ -50,7 +50,11 @@ const consumeOrder = DBOS.registerWorkflow(
   { name: 'consumeOrder' },
 );
 
-const receiver = new KafkaReceiver({ clientId: 'bench-dbos', brokers: env.kafkaBrokers });
+const receiver = new KafkaReceiver({
+  clientId: 'bench-dbos',
+  brokers: env.kafkaBrokers,
+  logLevel: logLevel.WARN,
+});
 receiver.registerConsumer(consumeOrder, env.topic, {
   queueName: QUEUE,
   config: { groupId: env.groupId },
