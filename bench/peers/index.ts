@@ -128,6 +128,8 @@ async function main(): Promise<void> {
   const kafka = createKafka(config.kafka, 'bench-peers');
   const producer = kafka.producer();
   await producer.connect();
+  const admin = kafka.admin();
+  await admin.connect();
   const seed = Date.now() % 1_000_000_000;
   const runTag = Date.now().toString(36);
   const ports = new Set<number>(stack.state.ports);
@@ -186,9 +188,11 @@ async function main(): Promise<void> {
         const workload = await runWorkload(options, {
           feed,
           producer,
+          admin,
           pool,
           target: {
             topic,
+            groupId: ctx.groupId,
             providersSchema,
             alive: () => assertAlive(all()),
             log: (m) => log(`${name}: ${m}`),
@@ -226,6 +230,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await producer.disconnect();
+    await admin.disconnect();
     await pool.end();
     await stack.stop();
   }

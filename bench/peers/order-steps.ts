@@ -13,7 +13,8 @@ import { reserveStock, type ReserveResult } from '../../src/inventory/inventory-
 import { stepKey } from '../../src/workflows/order-definitions';
 
 export interface OrderSteps {
-  reserve(order: OrderPlacedData): Promise<ReserveResult>;
+  /** Claims the order for `owner` (default `<system>:<orderId>`) and reserves its lines. */
+  reserve(order: OrderPlacedData, owner?: string): Promise<ReserveResult>;
   charge(order: OrderPlacedData): Promise<{ chargeId: string; amountMinor: number }>;
   email(order: OrderPlacedData): Promise<{ emailId: string }>;
 }
@@ -24,8 +25,7 @@ function fingerprintOf(order: OrderPlacedData): string {
 }
 
 /**
- * Steps bound to the inventory pool and the providers' URL. `owner` names the claimant of
- * the order (the peer has one durable execution per order, so `<system>:<orderId>`).
+ * Steps bound to the inventory pool and the providers' URL.
  */
 export function createOrderSteps(deps: {
   pool: pg.Pool;
@@ -35,12 +35,12 @@ export function createOrderSteps(deps: {
   const payments = createPaymentActivities({ url: deps.providersUrl });
   const mail = createEmailActivities({ url: deps.providersUrl });
   return {
-    reserve: (order) =>
+    reserve: (order, owner) =>
       reserveStock(deps.pool, {
         key: stepKey(order.orderId, 'reserve'),
         orderId: order.orderId,
         items: order.items.map((l) => ({ sku: l.sku, quantity: l.quantity })),
-        workflowId: `${deps.system}:${order.orderId}`,
+        workflowId: owner ?? `${deps.system}:${order.orderId}`,
         fingerprint: fingerprintOf(order),
       }),
     charge: (order) =>

@@ -1,8 +1,10 @@
 /**
  * The three systems of `npm run bench:peers`, each started on its own topic and schemas and
- * stopped (with its data) afterwards. Concurrency: 32 orders in flight wherever a system has
- * the knob (onceflow's bridge starts, DBOS's queue), which is onceflow's default; Restate has
- * no such knob for a Kafka subscription (one invocation per key at a time, keys in parallel).
+ * stopped (with its data) afterwards. Each runs its own defaults, which is what its docs
+ * recommend: onceflow's bridge starts 32 workflows at a time (its default); a Restate Kafka
+ * subscription runs one invocation per key at a time, keys in parallel, with no global limit;
+ * kafkajs-receive enqueues batches of 250 on an unlimited internal queue. The only shared knob
+ * is the Postgres pool of the apps' inventory (32, like onceflow's default concurrency).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -220,7 +222,8 @@ export function dbosSystem(ctx: SystemContext): PeerSystem {
   return {
     name: 'dbos',
     settings:
-      `kafkajs-receive ordering=none (its default) on a queue with workerConcurrency=${ctx.concurrency}, ` +
+      'kafkajs-receive defaults (its internal queue, ordering none, batches of 250, 1 s queue ' +
+      `polling: no in-flight limit, as its README recommends), inventory pool max ${ctx.concurrency}, ` +
       "logLevel warn, steps retried up to 10 times; system database on the stack's Postgres",
     processes,
     async start() {

@@ -10,7 +10,7 @@
  *   3. duplicates: `duplicates` re-deliveries of finished orders' records, then one fresh
  *      order per partition behind them; rate = duplicates ÷ time until the fresh ones complete.
  */
-import type { Producer } from 'kafkajs';
+import type { Admin, Producer } from 'kafkajs';
 import type pg from 'pg';
 import { waitFor } from '../../src/stack/wait';
 import type { OrderFeed } from './feed';
@@ -28,6 +28,8 @@ export interface WorkloadOptions {
 
 export interface WorkloadTarget {
   topic: string;
+  /** The system's Kafka consumer group (its committed offsets say what it has taken in). */
+  groupId: string;
   providersSchema: string;
   /** Throws when one of the system's processes died (checked every poll). */
   alive(): void;
@@ -58,6 +60,14 @@ export function percentile(sorted: number[], p: number): number {
   ]!;
 }
 
+/** True when the group's committed offsets reach the end of every partition of the topic. */
+export async function committedAll(admin: Admin, topic: string, groupId: string): Promise<boolean> {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  const at = new Map(committed?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+  return ends.every((e) => (at.get(e.partition) ?? -1) >= Number(e.high));
+}
+
 /** Puts the first backlog in the topic; call before the system starts. */
 export async function preProduce(
   feed: OrderFeed,
@@ -70,9 +80,15 @@ export async function preProduce(
 
 export async function runWorkload(
   options: WorkloadOptions,
-  ctx: { feed: OrderFeed; producer: Producer; pool: pg.Pool; target: WorkloadTarget },
+  ctx: {
+    feed: OrderFeed;
+    producer: Producer;
+    admin: Admin;
+    pool: pg.Pool;
+    target: WorkloadTarget;
+  },
 ): Promise<WorkloadResult> {
-  const { feed, producer, pool, target } = ctx;
+  const { feed, producer, admin, pool, target } = ctx;
   const completed = () => countCompleted(pool, target.providersSchema);
 
   // 1. Sustained drain of a standing backlog.
@@ -149,10 +165,14 @@ export async function runWorkload(
   }
   for (const [p, order] of sentinels.entries()) await feed.send(producer, target.topic, [order], p);
   const ids = sentinels.map((o) => o.orderId);
+  // Absorbed: the fresh orders behind the duplicates are done AND the system has committed
+  // every record (a system that runs deliveries in parallel may finish a fresh order first).
   await waitFor(
-    async () =>
-      (target.alive(), (await completionTimes(pool, target.providersSchema, ids)).size) ===
-      ids.length,
+    async () => {
+      target.alive();
+      const done = await completionTimes(pool, target.providersSchema, ids);
+      return done.size === ids.length && (await committedAll(admin, target.topic, target.groupId));
+    },
     { timeoutMs: 600_000, intervalMs: 200, what: 'the duplicates to be absorbed' },
   );
   const dupSeconds = (Date.now() - dupStart) / 1000;

@@ -1,11 +1,10 @@
 /**
  * The order workload as a DBOS app: `@dbos-inc/kafkajs-receive` turns each record into a
- * consumer workflow (its ID derived from topic, partition, group and offset), which starts the
- * order's workflow under the ID `order:<orderId>`: DBOS runs a workflow ID once, so duplicate
- * deliveries and fresh-ID resends of an order are absorbed there. The order workflow runs the
- * three effects as checkpointed steps; the reservation is one Postgres transaction (src/inventory),
- * idempotent by its key, run as a step (@dbos-inc's node-postgres datasource package, which would
- * make it a DBOS transaction, is not on the registry this machine reaches).
+ * workflow (its ID derived from topic, partition, group and offset: a redelivered offset runs
+ * once) that runs the three effects as checkpointed steps; the reservation is one Postgres
+ * transaction (src/inventory) that also claims the order, so duplicates stop there. It runs
+ * as a step, idempotent by its key: @dbos-inc's node-postgres datasource, which would make it a
+ * DBOS transaction, is not on the registry this machine reaches.
  *
  * Started by bench/peers (node --import tsx); not part of the product's typecheck.
  */
@@ -13,7 +12,6 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { KafkaReceiver } from '@dbos-inc/kafkajs-receive';
 import { logLevel, type KafkaMessage } from 'kafkajs';
 import pg from 'pg';
-import type { OrderPlacedData } from '../../../src/events/order-events';
 import { createOrderSteps, orderOfValue, readAppEnv } from '../order-steps';
 
 const env = readAppEnv();
@@ -25,27 +23,24 @@ const pool = new pg.Pool({
 pool.on('error', () => undefined);
 const steps = createOrderSteps({ pool, providersUrl: env.providersUrl, system: 'dbos' });
 const retry = { retriesAllowed: true, maxAttempts: 10, intervalSeconds: 1 };
-const QUEUE = 'bench_orders';
 
-const processOrder = DBOS.registerWorkflow(
-  async (order: OrderPlacedData): Promise<string> => {
-    const reserved = await DBOS.runStep(() => steps.reserve(order), { name: 'reserve', ...retry });
+/**
+ * One workflow per delivery (kafkajs-receive's own pattern). The reservation transaction claims
+ * the order for this workflow (order_claims, as onceflow's does): a duplicate delivery or a
+ * fresh-ID resend is another workflow, finds the order claimed, and stops before any effect.
+ */
+const consumeOrder = DBOS.registerWorkflow(
+  async (_topic: string, _partition: number, message: KafkaMessage): Promise<string> => {
+    const order = orderOfValue(message.value?.toString() ?? '');
+    const owner = DBOS.workflowID ?? `order:${order.orderId}`;
+    const reserved = await DBOS.runStep(() => steps.reserve(order, owner), {
+      name: 'reserve',
+      ...retry,
+    });
     if (reserved.verdict !== 'owner') return reserved.verdict;
     await DBOS.runStep(() => steps.charge(order), { name: 'charge', ...retry });
     await DBOS.runStep(() => steps.email(order), { name: 'email', ...retry });
     return 'completed';
-  },
-  { name: 'processOrder' },
-);
-
-const consumeOrder = DBOS.registerWorkflow(
-  async (_topic: string, _partition: number, message: KafkaMessage): Promise<void> => {
-    const order = orderOfValue(message.value?.toString() ?? '');
-    // Same ID for every delivery of the order: the first starts it, the others get its handle.
-    const handle = await DBOS.startWorkflow(processOrder, { workflowID: `order:${order.orderId}` })(
-      order,
-    );
-    await handle.getResult();
   },
   { name: 'consumeOrder' },
 );
@@ -55,10 +50,9 @@ const receiver = new KafkaReceiver({
   brokers: env.kafkaBrokers,
   logLevel: logLevel.WARN,
 });
-receiver.registerConsumer(consumeOrder, env.topic, {
-  queueName: QUEUE,
-  config: { groupId: env.groupId },
-});
+// kafkajs-receive's defaults (its internal queue, ordering none, batches of 250): what its
+// README recommends; it has no per-consumer in-flight limit short of a custom queue.
+receiver.registerConsumer(consumeOrder, env.topic, { config: { groupId: env.groupId } });
 
 async function main(): Promise<void> {
   DBOS.setConfig({
@@ -67,8 +61,6 @@ async function main(): Promise<void> {
     logLevel: 'warn',
   });
   await DBOS.launch();
-  // The consumer's queue: the same number of orders in flight as onceflow's bridge starts.
-  await DBOS.registerQueue(QUEUE, { workerConcurrency: env.concurrency });
   process.stdout.write('dbos app launched\n');
   const stop = () => {
     void DBOS.shutdown()
