@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config';
@@ -61,6 +61,8 @@ interface SystemResult extends WorkloadResult {
   /** Peak RSS (MiB) per process of the system, and the providers it shared with the others. */
   peakRssMiB: Record<string, number>;
   ownPeakRssMiB: number;
+  /** 1-minute load average when the system started and when it finished: how busy the box was. */
+  loadAverage: { start: number; end: number };
   stream: OrderFeed['counts'];
   invariants: Omit<InvariantReport, 'violations'> & {
     violations: string[];
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
   const runTag = Date.now().toString(36);
   const ports = new Set<number>(stack.state.ports);
   const results: SystemResult[] = [];
+  const failures: Array<{ system: SystemName; error: string }> = [];
   try {
     for (const name of names) {
       const run = `peers_${name}_${runTag}`;
@@ -183,6 +186,7 @@ async function main(): Promise<void> {
         );
         log(`${name}: ${options.backlog} orders pre-produced on ${topic}; starting`);
         await preProduce(feed, producer, topic, options.backlog);
+        const loadAtStart = loadavg()[0]!;
         await system.start();
         sampler.start();
         const workload = await runWorkload(options, {
@@ -215,6 +219,7 @@ async function main(): Promise<void> {
           ...workload,
           peakRssMiB: peak,
           ownPeakRssMiB: ownPeak,
+          loadAverage: { start: loadAtStart, end: loadavg()[0]! },
           stream: { ...feed.counts },
           invariants: {
             ...report,
@@ -222,6 +227,11 @@ async function main(): Promise<void> {
             violationCount: report.violations.length,
           },
         });
+      } catch (err) {
+        // One system failing must not lose the others' rows: it gets a row saying why.
+        const error = (err as Error).message ?? String(err);
+        log(`${name}: FAILED: ${error}`);
+        failures.push({ system: name, error });
       } finally {
         sampler.stop();
         await system.stop();
@@ -234,11 +244,12 @@ async function main(): Promise<void> {
     await pool.end();
     await stack.stop();
   }
-  report(results, options, concurrency);
+  report(results, failures, options, concurrency);
 }
 
 function report(
   results: SystemResult[],
+  failures: Array<{ system: SystemName; error: string }>,
   options: {
     durationMs: number;
     warmupMs: number;
@@ -264,6 +275,7 @@ function report(
     machine,
     noise,
     options: { ...options, concurrency, stream: STREAM_SHAPE },
+    failures,
     results: results.map(({ latency, ...r }) => ({
       ...r,
       latency: { ...latency, samples: undefined },
@@ -306,9 +318,13 @@ function report(
         `| ${r.system} | ${r.sustained.ordersPerSecond} | ${r.latency.p50} / ${r.latency.p95} / ${r.latency.p99} (${r.latency.loadOrdersPerSecond}) | ` +
         `${r.duplicates.perSecond} | ${r.ownPeakRssMiB}; ${rss(r)} | ${inv(r)} |`,
     ),
+    ...failures.map((f) => `| ${f.system} | failed: ${f.error} | | | | |`),
     '',
     'settings:',
-    ...results.map((r) => `- ${r.system} (${r.version}): ${r.settings}`),
+    ...results.map(
+      (r) =>
+        `- ${r.system} (${r.version}): ${r.settings}; load average ${r.loadAverage.start.toFixed(1)} → ${r.loadAverage.end.toFixed(1)}`,
+    ),
     '',
     `note: ${noise}`,
     'written to artifacts/bench-peers.json and artifacts/bench-peers.svg',
@@ -316,6 +332,7 @@ function report(
   ];
   process.stdout.write(lines.join('\n'));
   if (results.some((r) => !r.invariants.ok)) process.exitCode = 2;
+  if (failures.length > 0) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {
