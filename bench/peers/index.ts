@@ -89,12 +89,12 @@ function ensurePeersInstalled(): void {
   if (r.status !== 0) throw new Error(`npm ci --prefix bench/peers failed (${r.status})`);
 }
 
-function versionOf(name: SystemName): string {
+function versionOf(name: SystemName, stackVersions: Record<string, string>): string {
   if (name === 'restate')
     return `restate-server ${peerVersion('@restatedev/restate-server')}, sdk ${peerVersion('@restatedev/restate-sdk')}`;
   if (name === 'dbos')
     return `dbos-sdk ${peerVersion('@dbos-inc/dbos-sdk')}, kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}`;
-  return 'this checkout (Temporal dev server of the stack)';
+  return `this checkout, Temporal server ${stackVersions.temporalServer ?? '?'} (the stack's dev server)`;
 }
 
 async function main(): Promise<void> {
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
         log(`${name}: invariants ${report.ok ? 'hold' : `VIOLATED (${report.violations.length})`}`);
         results.push({
           system: name,
-          version: versionOf(name),
+          version: versionOf(name, stack.state.versions),
           settings: system.settings,
           ...workload,
           peakRssMiB: peak,
