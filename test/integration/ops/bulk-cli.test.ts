@@ -32,7 +32,7 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     const w = await createWorker({
       connection,
       config,
-      deps: { pool: env.db.pool, providers: { url: gate.url, timeoutMs: 2000 } },
+      deps: { pool: env.db.pool, providers: { url: gate.url, timeoutMs: 4000 } },
       taskQueue: env.taskQueue,
       workflowBundle: await workflowBundle(),
     });
@@ -228,6 +228,36 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     });
   });
 
+  it('resolve stays per order and records who and why in the signal', async () => {
+    const parked = await parkOrders(1);
+    const { orderId, handle } = parked.started[0]!;
+    const run = await runOps(
+      [
+        'orders',
+        'resolve',
+        orderId,
+        '--by',
+        'carol',
+        '--reason',
+        'charge seen at the PSP',
+        '--json',
+      ],
+      cliEnv,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.json.operatorAction.by, 'carol');
+    assert.equal((await handle.result()).outcome, 'completed');
+    const [signal] = await signalsOf(handle);
+    assert.equal(signal?.name, 'resolveStep');
+    assert.deepEqual(
+      { by: signal?.payload?.by, reason: signal?.payload?.reason },
+      { by: 'carol', reason: 'charge seen at the PSP' },
+    );
+    assert.match(String(signal?.payload?.at), /^\d{4}-\d\d-\d\dT/);
+    const all = await runOps(['orders', 'resolve', '--all'], cliEnv);
+    assert.equal(all.code, 2, 'resolve has no --all');
+  });
+
   it('cancel --all compensates every selected order and records who and why', async () => {
     const parked = await parkOrders(2);
     const stockBefore = await env.stockOf(sku);
@@ -285,13 +315,14 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     }
     await waitFor(
       async () => {
+        // The pause selection (charging or waiting) as a dry run: both orders, not paused yet.
         const run = await runOps(
-          ['orders', 'list', '--step', 'charging', '--prefix', batch.prefix, '--json'],
+          ['orders', 'pause', '--step', 'charge', '--prefix', batch.prefix, '--dry-run', '--json'],
           cliEnv,
         );
-        return run.json?.count === 2 ? true : undefined;
+        return run.json?.wouldPause === 2 ? true : undefined;
       },
-      { timeoutMs: 30_000, intervalMs: 500, what: 'charging orders in visibility' },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the charges in the pause selection' },
     );
     const paused = await runOps(
       [
