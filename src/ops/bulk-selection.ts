@@ -6,6 +6,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { OrderStatus, StepName } from '../workflows/order-definitions';
+import { forEachConcurrently } from './concurrently';
 import { buildOrderQuery, listExecutions } from './order-lookup';
 import { parseDuration, UsageError } from './output';
 
@@ -39,6 +40,14 @@ export interface BulkSelection {
   prefix?: string;
 }
 
+/** Refuses an order-ID prefix visibility cannot take as it is. */
+export function checkPrefix(prefix: string | undefined): void {
+  // A backslash would change what STARTS_WITH means; quotes cannot be escaped.
+  if (prefix !== undefined && (prefix === '' || /['"\\]/.test(prefix))) {
+    throw new UsageError('--prefix must be non-empty, without quotes or \\');
+  }
+}
+
 /** Reads the selection options; UsageError for anything malformed. `now` for tests. */
 export function parseSelection(
   values: { step?: string; 'parked-at'?: string; 'older-than'?: string; prefix?: string },
@@ -53,10 +62,7 @@ export function parseSelection(
     throw new UsageError('--parked-at selects parked orders; it cannot be combined with --step');
   }
   const prefix = values.prefix;
-  // A backslash would change what STARTS_WITH means; quotes cannot be escaped.
-  if (prefix !== undefined && (prefix === '' || /['"\\]/.test(prefix))) {
-    throw new UsageError('--prefix must be non-empty, without quotes or \\');
-  }
+  checkPrefix(prefix);
   const olderThan = values['older-than'];
   return {
     step,
@@ -152,25 +158,19 @@ export async function selectOrders(
   if (!selection.parkedAt)
     return { query, orders: infos.map((i) => toOrder(i)), parkedElsewhere, unknown };
   const results: Array<SelectedOrder | undefined> = new Array(infos.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < infos.length) {
-      const index = next++;
-      const info = infos[index]!;
-      let parkedAt = parkedStepFromMemo(info.memo);
-      if (parkedAt === undefined) {
-        const status = await options.queryStatus(info);
-        if ('error' in status) {
-          unknown.push({ workflowId: info.workflowId, error: status.error });
-          continue;
-        }
-        parkedAt = status.parked?.step;
+  await forEachConcurrently(infos, options.concurrency ?? 8, async (info, index) => {
+    let parkedAt = parkedStepFromMemo(info.memo);
+    if (parkedAt === undefined) {
+      const status = await options.queryStatus(info);
+      if ('error' in status) {
+        unknown.push({ workflowId: info.workflowId, error: status.error });
+        return;
       }
-      if (parkedAt === selection.parkedAt) results[index] = toOrder(info, parkedAt);
-      else parkedElsewhere++;
+      parkedAt = status.parked?.step;
     }
-  };
-  await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+    if (parkedAt === selection.parkedAt) results[index] = toOrder(info, parkedAt);
+    else parkedElsewhere++;
+  });
   for (const r of results) if (r) orders.push(r);
   return { query, orders, parkedElsewhere, unknown };
 }

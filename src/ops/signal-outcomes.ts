@@ -11,6 +11,7 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { BatchTarget } from './batch-operation';
+import { forEachConcurrently } from './concurrently';
 
 /** What a run's history says, reduced to what the classification needs. */
 export type TimelineEntry =
@@ -95,21 +96,16 @@ export async function countSignalOutcomes(
   concurrency = 8,
 ): Promise<{ counts: SignalCounts; outcomes: Map<string, SignalOutcome> }> {
   const outcomes = new Map<string, SignalOutcome>();
-  let next = 0;
-  const worker = async () => {
-    while (next < targets.length) {
-      const t = targets[next++]!;
-      const history = await client.workflow
-        .getHandle(t.workflowId, t.runId)
-        .fetchHistory()
-        .catch(() => undefined);
-      outcomes.set(
-        t.workflowId,
-        history ? classifySignal(timelineOf(history.events ?? []), name, identity) : 'failed',
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await forEachConcurrently(targets, concurrency, async (t) => {
+    const history = await client.workflow
+      .getHandle(t.workflowId, t.runId)
+      .fetchHistory()
+      .catch(() => undefined);
+    outcomes.set(
+      t.workflowId,
+      history ? classifySignal(timelineOf(history.events ?? []), name, identity) : 'failed',
+    );
+  });
   const counts: SignalCounts = { signalled: 0, skipped: 0, failed: 0 };
   for (const o of outcomes.values()) counts[o]++;
   return { counts, outcomes };

@@ -29,10 +29,12 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     gate = await startProviderGate(env.providers.url);
     const config = testConfig();
     const connection = await NativeConnection.connect({ address: config.temporal.address });
+    // A held charge times out after 8 s: today's budget (6 attempts) then lasts about a
+    // minute, room enough to pause it on a loaded machine before the order would park.
     const w = await createWorker({
       connection,
       config,
-      deps: { pool: env.db.pool, providers: { url: gate.url, timeoutMs: 4000 } },
+      deps: { pool: env.db.pool, providers: { url: gate.url, timeoutMs: 8000 } },
       taskQueue: env.taskQueue,
       workflowBundle: await workflowBundle(),
     });

@@ -5,7 +5,7 @@ import {
   parseSelection,
 } from '../../../src/ops/bulk-selection';
 import { UsageError } from '../../../src/ops/output';
-import { buildPauseQuery } from '../../../src/ops/pause-commands';
+import { buildPauseQuery } from '../../../src/ops/pause-selection';
 import { batchReasonOf, operatorActionOf } from '../../../src/ops/operator-action';
 
 describe('bulk selection: options to visibility query', () => {
