@@ -301,7 +301,7 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     assert.equal(await env.stockOf(sku), stockBefore + 2 * 2, 'both reservations released');
   });
 
-  it('pause --step charge stops the retries, resume --step charge restarts them with jitter', async () => {
+  it('pause --step charge stops the retries, a retry --all to them is skipped, resume restarts them with jitter', async () => {
     gate.mode = 'hold-charges';
     const batch = await startOrders(2);
     const pendingCharge = async (handle: WorkflowHandle) =>
@@ -346,6 +346,35 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     for (const { handle } of batch.started) {
       assert.equal((await pendingCharge(handle))?.paused, true);
     }
+
+    // A retry to orders that are not parked reaches them and changes nothing: skipped.
+    const listed = await runOps(['orders', 'list', '--prefix', batch.prefix, '--json'], cliEnv);
+    const steps = new Set(listed.json.orders.map((o: { step: string }) => o.step));
+    assert.equal(steps.size, 1, `one step for both orders: ${[...steps].join(', ')}`);
+    const notParked = await runOps(
+      [
+        'orders',
+        'retry',
+        '--all',
+        '--step',
+        String([...steps][0]),
+        '--prefix',
+        batch.prefix,
+        '--yes',
+        '--json',
+      ],
+      cliEnv,
+    );
+    assert.equal(notParked.code, 0, notParked.stderr);
+    assert.deepEqual(
+      [
+        notParked.json.selected,
+        notParked.json.signalled,
+        notParked.json.skipped,
+        notParked.json.failed,
+      ],
+      [2, 0, 2, 0],
+    );
 
     gate.mode = 'pass';
     const dry = await runOps(
