@@ -62,7 +62,7 @@ export function summaryLine(
   counts: { selected: number; signalled: number; skipped: number; failed: number },
   jobIds: string[],
 ): string {
-  const skippedWhy = verb === 'cancel' ? 'already cancelled' : 'no longer parked';
+  const skippedWhy = verb === 'cancel' ? 'already cancelled' : 'no longer parked or waiting';
   return (
     `${verb}: ${counts.signalled} signalled, ${counts.skipped} skipped (${skippedWhy}), ${counts.failed} failed` +
     ` of ${counts.selected} selected${jobIds.length ? ` · batch ${jobIds.join(', ')}` : ''}`

@@ -13,6 +13,7 @@ import {
 } from '../workflows/order-definitions';
 import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
+import { ACTIONABLE_STEPS } from './signal-outcomes';
 import { queryStatus } from './order-status';
 import {
   buildOrderQuery,
@@ -251,10 +252,12 @@ export async function signalOrder(
     );
   }
   const step = stepOf(described);
-  // retry/resolve only mean something to a parked step; the workflow would ignore them, so
-  // say so instead of reporting a success that changed nothing.
-  if (action !== 'cancel' && step !== 'needs_attention') {
-    throw new InvalidStateError(`order ${orderId} is at step ${step ?? '?'}, not needs_attention`);
+  // retry/resolve only mean something to a parked or waiting step; the workflow would ignore
+  // them, so say so instead of reporting a success that changed nothing.
+  if (action !== 'cancel' && !ACTIONABLE_STEPS.includes(step ?? '')) {
+    throw new InvalidStateError(
+      `order ${orderId} is at step ${step ?? '?'}, not ${ACTIONABLE_STEPS.join(' or ')}`,
+    );
   }
   const signal = SIGNAL_OF[action];
   // By name: the payload is the contract's OperatorAction (who, why, when), which a workflow

@@ -19,7 +19,13 @@ export type TimelineEntry =
 
 export type SignalOutcome = 'signalled' | 'skipped' | 'failed';
 
-/** The operator signals: any of them ends a parked wait. */
+/**
+ * Where retryStep and resolveStep act: parked, or waiting out a transient cause (the
+ * workflow then runs the step again at once instead of at the next slow-phase try).
+ */
+export const ACTIONABLE_STEPS = ['needs_attention', 'waiting'];
+
+/** The operator signals: any of them ends a parked or waiting episode. */
 const OPERATOR_SIGNALS = ['retryStep', 'resolveStep', 'cancelOrder'];
 
 function decodeKeyword(payload: temporal.api.common.v1.IPayload | null | undefined) {
@@ -52,8 +58,8 @@ export function timelineOf(events: temporal.api.history.v1.IHistoryEvent[]): Tim
 
 /**
  * Classifies our signal (`name`, sent with `identity`) in a run's timeline.
- * retryStep acts when the order was parked (`needs_attention`) and no other operator signal
- * arrived since it parked; cancelOrder acts when no cancellation arrived before it (the
+ * retryStep acts when the order was parked (`needs_attention`) or waiting and no other
+ * operator signal arrived since it got there; cancelOrder acts when no cancellation arrived before it (the
  * workflow acts on the first one only).
  */
 export function classifySignal(
@@ -72,7 +78,9 @@ export function classifySignal(
     }
     if (entry.name === name && entry.identity === identity) {
       if (name === 'cancelOrder') return cancelledBefore ? 'skipped' : 'signalled';
-      return step === 'needs_attention' && !operatorSignalSinceStep ? 'signalled' : 'skipped';
+      return ACTIONABLE_STEPS.includes(step ?? '') && !operatorSignalSinceStep
+        ? 'signalled'
+        : 'skipped';
     }
     if (OPERATOR_SIGNALS.includes(entry.name)) operatorSignalSinceStep = true;
     if (entry.name === 'cancelOrder') cancelledBefore = true;

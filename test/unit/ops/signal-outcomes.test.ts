@@ -21,6 +21,11 @@ describe('signal outcomes: did the batch signal change anything?', () => {
     assert.equal(classifySignal(t, 'retryStep', ME), 'signalled');
   });
 
+  it('a retry that finds the order waiting on a transient cause is signalled', () => {
+    const t = [step('charging'), step('waiting'), signal('retryStep', ME)];
+    assert.equal(classifySignal(t, 'retryStep', ME), 'signalled');
+  });
+
   it('a retry that arrives after the order moved on is skipped', () => {
     const t = [step('needs_attention'), step('charging'), signal('retryStep', ME)];
     assert.equal(classifySignal(t, 'retryStep', ME), 'skipped');
@@ -88,7 +93,7 @@ describe('signal outcomes: did the batch signal change anything?', () => {
       summaryLine('retry', { selected: 60, signalled: 57, skipped: 3, failed: 0 }, [
         'onceflow-retry-x',
       ]),
-      'retry: 57 signalled, 3 skipped (no longer parked), 0 failed of 60 selected · batch onceflow-retry-x',
+      'retry: 57 signalled, 3 skipped (no longer parked or waiting), 0 failed of 60 selected · batch onceflow-retry-x',
     );
   });
 });
