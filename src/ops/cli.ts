@@ -23,7 +23,7 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders cancel --all [SELECTION] --reason R [--yes] [--dry-run]
       SELECTION: [--step S (default needs_attention)] [--parked-at reserve|charge|email|refund|release]
                  [--older-than 10m] [--prefix P] [--limit N]
-  orders pause --step reserve|charge|email|refund|release | --all  [--prefix P] [--yes] [--dry-run]
+  orders pause --step reserve|charge|email|refund|release | --all (every step) [--prefix P] [--yes] [--dry-run]
   orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
   dlq list [--reason R] [--topic T] [--limit N]

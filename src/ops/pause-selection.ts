@@ -1,7 +1,9 @@
 /**
  * What `orders pause|resume` act on: the pending activities of one step (its activity type)
  * in the running orders at that step or waiting, or with `--all` every pending activity of
- * the waiting orders. Found by a visibility query, then each run's pending activities.
+ * every order in a step (reserving … compensating) or waiting: an activity retrying a
+ * transient cause in its fast phase shows the step itself, not `waiting`. Found by a
+ * visibility query, then each run's pending activities.
  */
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
@@ -29,7 +31,7 @@ export const STEP_ACTIVITY: Record<
 /** OrderStep of an order whose step retries a transient cause (issue 15's contract). */
 export const WAITING_STEP = 'waiting';
 
-/** What pause/resume act on: one step's activity, or every pending activity of waiting orders. */
+/** What pause/resume act on: one step's activity, or (`--all`) every pending activity. */
 export interface PauseSelection {
   /** Undefined with `--all`: any activity type. */
   step?: StepName;
@@ -39,7 +41,10 @@ export interface PauseSelection {
 
 /** The visibility query of the running orders that may have the selected activity pending. */
 export function buildPauseQuery(sel: PauseSelection): string {
-  const steps = sel.step ? [...STEP_ACTIVITY[sel.step].orderSteps, WAITING_STEP] : [WAITING_STEP];
+  const running = sel.step
+    ? STEP_ACTIVITY[sel.step].orderSteps
+    : Object.values(STEP_ACTIVITY).flatMap((s) => s.orderSteps);
+  const steps = [...new Set([...running, WAITING_STEP])];
   const parts = [
     `WorkflowType = '${ORDER_WORKFLOW_TYPE}'`,
     `ExecutionStatus = 'Running'`,
@@ -77,7 +82,7 @@ export function parsePauseArgs(argv: string[], verb: 'pause' | 'resume') {
   const step = values.step as string | undefined;
   if ((step === undefined) === !values.all) {
     throw new UsageError(
-      `give exactly one of --step ${PARKED_STEPS.join('|')} or --all (waiting orders)`,
+      `give exactly one of --step ${PARKED_STEPS.join('|')} or --all (every step)`,
     );
   }
   if (step !== undefined && !(step in STEP_ACTIVITY)) {
