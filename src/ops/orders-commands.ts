@@ -13,6 +13,7 @@ import {
 } from '../workflows/order-definitions';
 import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
+import { operatorActionLines, readOperatorActions } from './operator-history';
 import { ACTIONABLE_STEPS } from './signal-outcomes';
 import { queryStatus } from './order-status';
 import {
@@ -135,6 +136,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     })),
   ]);
   const status = live && !('error' in live) ? live : undefined;
+  const operatorActions = await readOperatorActions(client, handle, status);
   const step = status?.step ?? stepOf(described);
   const uiUrl = workflowUrl(
     ctx.config.temporal.uiUrl,
@@ -148,7 +150,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     step,
     outcome: status?.outcome ?? result?.outcome,
     parked: status?.parked,
-    operatorActions: operatorActionsOf(status),
+    operatorActions,
     recoveryPoints: status?.recoveryPoints,
     queryError: live && 'error' in live ? live.error : undefined,
     result,
@@ -188,7 +190,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ['outcome', json.outcome],
     ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
     ['last error', status?.parked?.error],
-    ...operatorActionLines(json.operatorActions),
+    ...operatorActionLines(operatorActions),
     ['next', step === 'needs_attention' ? `onceflow orders retry|resolve|cancel ${orderId}` : ''],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
@@ -196,31 +198,6 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ['Web UI', uiUrl],
   ]);
   return { json, human };
-}
-
-/** An operator action as the workflow records it (contract: `OrderStatus.operatorActions`). */
-interface RecordedAction {
-  action: string;
-  by: string;
-  reason?: string;
-  at: string;
-}
-
-/**
- * The recorded operator actions of a status, when the workflow records them (a workflow
- * built before the contract's `operatorActions` answers without them).
- */
-function operatorActionsOf(status: object | undefined): RecordedAction[] | undefined {
-  const actions = (status as { operatorActions?: unknown } | undefined)?.operatorActions;
-  return Array.isArray(actions) ? (actions as RecordedAction[]) : undefined;
-}
-
-function operatorActionLines(actions: RecordedAction[] | undefined): Array<[string, string]> {
-  if (!actions?.length) return [];
-  return actions.map((a) => [
-    'operator action',
-    `${a.at} ${a.action} by ${a.by}${a.reason ? `: ${a.reason}` : ''}`,
-  ]);
 }
 
 type OrderSignal = 'retry' | 'resolve' | 'cancel';

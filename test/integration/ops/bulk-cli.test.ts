@@ -256,6 +256,18 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
       { by: 'carol', reason: 'charge seen at the PSP' },
     );
     assert.match(String(signal?.payload?.at), /^\d{4}-\d\d-\d\dT/);
+    const shown = await runOps(['orders', 'show', orderId, '--json'], cliEnv);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.deepEqual(
+      shown.json.operatorActions.map((a: { action: string; by: string; reason: string }) => [
+        a.action,
+        a.by,
+        a.reason,
+      ]),
+      [['resolve', 'carol', 'charge seen at the PSP']],
+    );
+    const human = await runOps(['orders', 'show', orderId], cliEnv);
+    assert.match(human.stdout, /operator action:\s+\S+ resolve by carol: charge seen at the PSP/);
     const all = await runOps(['orders', 'resolve', '--all'], cliEnv);
     assert.equal(all.code, 2, 'resolve has no --all');
   });
