@@ -7,16 +7,25 @@ import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
 import { runReconcileCli } from '../reconcile/cli';
+import { signalAll } from './bulk-commands';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
+import { pauseOrders, resumeOrders } from './pause-commands';
 import { EXIT, InvalidStateError, NotFoundError, UsageError, type CommandResult } from './output';
 
 export const USAGE = `usage: onceflow <command> [options] [--json]
 
-  orders list [--step S] [--status running|failed|completed] [--older-than 10m] [--limit N]
+  orders list [--step S] [--status running|failed|completed] [--older-than 10m] [--prefix P] [--limit N]
   orders show <orderId>
-  orders retry <orderId>             run the parked step again (same idempotency key)
-  orders resolve <orderId>           the parked step's effect is confirmed; continue after it
+  orders retry <orderId> [--reason R]    run the parked step again (same idempotency key)
+  orders resolve <orderId> [--reason R]  the parked step's effect is confirmed; continue after it
   orders cancel <orderId> [--reason R]
+  orders retry --all [SELECTION] [--reason R] [--yes] [--dry-run]     one batch for many orders
+  orders cancel --all [SELECTION] --reason R [--yes] [--dry-run]
+      SELECTION: [--step S (default needs_attention)] [--parked-at reserve|charge|email|refund|release]
+                 [--older-than 10m] [--prefix P] [--limit N]
+  orders pause --step reserve|charge|email|refund|release | --all (every step) [--prefix P] [--yes] [--dry-run]
+  orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
+      every order command that acts takes --by NAME (default: the OS user) and --reason R
   dlq list [--reason R] [--topic T] [--limit N]
   dlq replay [--reason R] [--topic T] [--dry-run]
   ledger reap [--older-than-days D]
@@ -31,9 +40,13 @@ const COMMANDS: Record<string, Record<string, Command>> = {
   orders: {
     list: listOrders,
     show: showOrder,
-    retry: (ctx, argv) => signalOrder(ctx, 'retry', argv),
+    retry: (ctx, argv) =>
+      argv.includes('--all') ? signalAll(ctx, 'retry', argv) : signalOrder(ctx, 'retry', argv),
     resolve: (ctx, argv) => signalOrder(ctx, 'resolve', argv),
-    cancel: (ctx, argv) => signalOrder(ctx, 'cancel', argv),
+    cancel: (ctx, argv) =>
+      argv.includes('--all') ? signalAll(ctx, 'cancel', argv) : signalOrder(ctx, 'cancel', argv),
+    pause: pauseOrders,
+    resume: resumeOrders,
   },
   dlq: { list: listDlq, replay: replayDlq },
   ledger: { reap: reapLedger },

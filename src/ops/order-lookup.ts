@@ -25,6 +25,8 @@ export interface OrderFilter {
   /** Only orders started before this instant. */
   startedBefore?: Date;
   orderId?: string;
+  /** Only orders whose ID starts with this (visibility's STARTS_WITH). */
+  orderIdPrefix?: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export function quoteValue(value: string): string {
 export function buildOrderQuery(filter: OrderFilter): string {
   const parts = [`WorkflowType = '${ORDER_WORKFLOW_TYPE}'`];
   if (filter.orderId) parts.push(`OrderId = ${quoteValue(filter.orderId)}`);
+  if (filter.orderIdPrefix) parts.push(`OrderId STARTS_WITH ${quoteValue(filter.orderIdPrefix)}`);
   if (filter.step) parts.push(`OrderStep = ${quoteValue(filter.step)}`);
   if (filter.status) parts.push(`ExecutionStatus = '${LIST_STATUSES[filter.status]}'`);
   if (filter.startedBefore) parts.push(`StartTime < '${filter.startedBefore.toISOString()}'`);

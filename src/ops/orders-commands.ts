@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import type { WorkflowHandle } from '@temporalio/client';
 import { findOrderClaim } from '../db/order-claim-store';
 import { findReservation } from '../inventory/reservation-store';
 import type { LedgerView } from '../providers/admin-routes';
@@ -7,14 +6,16 @@ import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
 import {
   cancelOrderSignal,
-  orderStatusQuery,
   resolveStepSignal,
   retryStepSignal,
   stepKeys,
   type OrderResult,
-  type OrderStatus,
 } from '../workflows/order-definitions';
 import type { OpsContext } from './context';
+import { operatorActionOf } from './operator-action';
+import { operatorActionLines, readOperatorActions } from './operator-history';
+import { ACTIONABLE_STEPS } from './signal-outcomes';
+import { queryStatus } from './order-status';
 import {
   buildOrderQuery,
   findOrderRun,
@@ -33,9 +34,6 @@ import {
   type CommandResult,
 } from './output';
 
-/** A query to a running order needs a worker; without one it would hang, so it is capped. */
-const QUERY_TIMEOUT_MS = 5000;
-
 function positional(args: string[], name: string): string {
   if (args.length !== 1) throw new UsageError(`expected exactly one ${name}`);
   return args[0]!;
@@ -49,6 +47,7 @@ export async function listOrders(ctx: OpsContext, argv: string[]): Promise<Comma
       step: { type: 'string' },
       status: { type: 'string' },
       'older-than': { type: 'string' },
+      prefix: { type: 'string' },
       limit: { type: 'string' },
     },
     strict: true,
@@ -61,6 +60,7 @@ export async function listOrders(ctx: OpsContext, argv: string[]): Promise<Comma
   const query = buildOrderQuery({
     step: values.step,
     status: status as ListStatus | undefined,
+    orderIdPrefix: values.prefix,
     startedBefore: olderThan
       ? new Date(Date.now() - parseDuration(olderThan, '--older-than'))
       : undefined,
@@ -90,23 +90,6 @@ export async function listOrders(ctx: OpsContext, argv: string[]): Promise<Comma
       `Web UI: ${listUrl}`,
     ].join('\n'),
   };
-}
-
-async function queryStatus(handle: WorkflowHandle): Promise<OrderStatus | { error: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<{ error: string }>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ error: `no answer in ${QUERY_TIMEOUT_MS} ms (is a worker running?)` }),
-      QUERY_TIMEOUT_MS,
-    );
-  });
-  try {
-    return await Promise.race([handle.query(orderStatusQuery), timeout]).catch((err: unknown) => ({
-      error: (err as Error).message,
-    }));
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function fetchProviderLedger(url: string, orderId: string) {
@@ -153,6 +136,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     })),
   ]);
   const status = live && !('error' in live) ? live : undefined;
+  const operatorActions = await readOperatorActions(client, handle, status);
   const step = status?.step ?? stepOf(described);
   const uiUrl = workflowUrl(
     ctx.config.temporal.uiUrl,
@@ -166,6 +150,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     step,
     outcome: status?.outcome ?? result?.outcome,
     parked: status?.parked,
+    operatorActions,
     recoveryPoints: status?.recoveryPoints,
     queryError: live && 'error' in live ? live.error : undefined,
     result,
@@ -205,6 +190,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ['outcome', json.outcome],
     ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
     ['last error', status?.parked?.error],
+    ...operatorActionLines(operatorActions),
     ['next', step === 'needs_attention' ? `onceflow orders retry|resolve|cancel ${orderId}` : ''],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
@@ -216,7 +202,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
 
 type OrderSignal = 'retry' | 'resolve' | 'cancel';
 
-/** `orders retry|resolve|cancel <orderId> [--reason R]`: the operator signals. */
+/** `orders retry|resolve|cancel <orderId> [--reason R] [--by B]`: the operator signals. */
 export async function signalOrder(
   ctx: OpsContext,
   action: OrderSignal,
@@ -225,10 +211,11 @@ export async function signalOrder(
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { reason: { type: 'string' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' } },
     strict: true,
   });
   const orderId = positional(positionals, 'order ID');
+  const operator = operatorActionOf({ by: values.by, reason: values.reason });
   const client = await ctx.temporal();
   const run = await findOrderRun(client, ctx.db(), orderId);
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
@@ -242,18 +229,28 @@ export async function signalOrder(
     );
   }
   const step = stepOf(described);
-  // retry/resolve only mean something to a parked step; the workflow would ignore them, so
-  // say so instead of reporting a success that changed nothing.
-  if (action !== 'cancel' && step !== 'needs_attention') {
-    throw new InvalidStateError(`order ${orderId} is at step ${step ?? '?'}, not needs_attention`);
+  // retry/resolve only mean something to a parked or waiting step; the workflow would ignore
+  // them, so say so instead of reporting a success that changed nothing.
+  if (action !== 'cancel' && !ACTIONABLE_STEPS.includes(step ?? '')) {
+    throw new InvalidStateError(
+      `order ${orderId} is at step ${step ?? '?'}, not ${ACTIONABLE_STEPS.join(' or ')}`,
+    );
   }
-  const reason = values.reason ?? `operator ${action} via onceflow CLI`;
-  if (action === 'retry') await handle.signal(retryStepSignal);
-  else if (action === 'resolve') await handle.signal(resolveStepSignal);
-  else await handle.signal(cancelOrderSignal, { reason });
-  const signal = { retry: 'retryStep', resolve: 'resolveStep', cancel: 'cancelOrder' }[action];
+  const signal = SIGNAL_OF[action];
+  // By name: the payload is the contract's OperatorAction (who, why, when), which a workflow
+  // built before it simply ignores. cancelOrder keeps its `reason` field.
+  const reason =
+    action === 'cancel' ? (operator.reason ?? 'operator cancel via onceflow CLI') : undefined;
+  await handle.signal(signal, reason === undefined ? operator : { ...operator, reason });
   return {
-    json: { ...run, signal, stepBefore: step, ...(action === 'cancel' ? { reason } : {}) },
-    human: `sent ${signal} to ${run.workflowId} (order ${orderId}, step ${step})`,
+    json: { ...run, signal, stepBefore: step, operatorAction: operator, reason },
+    human: `sent ${signal} to ${run.workflowId} (order ${orderId}, step ${step}) as ${operator.by}`,
   };
 }
+
+/** The signal each operator command sends (names of the workflow's signal definitions). */
+const SIGNAL_OF: Record<OrderSignal, string> = {
+  retry: retryStepSignal.name,
+  resolve: resolveStepSignal.name,
+  cancel: cancelOrderSignal.name,
+};

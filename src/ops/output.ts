@@ -75,22 +75,25 @@ export function parsePositiveInt(text: string | undefined, option: string, fallb
 
 /**
  * Reports progress of a long operation on stderr (stdout stays clean for `--json`): a bar
- * redrawn in place on a terminal, a line every `every` items otherwise (CI logs).
+ * redrawn in place on a terminal, a line every `every` items otherwise (CI logs) unless
+ * `ttyOnly` (a command that prints its own summary line anyway).
  */
-export function createProgress(label: string, total: number, every = 100) {
+export function createProgress(label: string, total: number, every = 100, ttyOnly = false) {
   const tty = process.stderr.isTTY;
   let last = -1;
   return {
     update(done: number): void {
       if (total === 0) return;
       if (tty) {
+        if (done === last) return;
+        last = done;
         const width = 30;
         const filled = Math.round((done / total) * width);
         process.stderr.write(
           `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`,
         );
         if (done === total) process.stderr.write('\n');
-      } else if (done === total || done - last >= every) {
+      } else if (!ttyOnly && (done === total || done - last >= every)) {
         process.stderr.write(`${label}: ${done}/${total}\n`);
         last = done;
       }

@@ -131,6 +131,10 @@ export function startTemporal(paths: StackPaths, bin: string, ports: TemporalPor
     'frontend.rps=10000',
     '--dynamic-config-value',
     'frontend.namespaceRPS=10000',
+    // Bulk operator commands (`orders retry|cancel --all`, `orders resume`) run as batch jobs;
+    // the dev server allows only 1 at a time per namespace, so two operators would collide.
+    '--dynamic-config-value',
+    'frontend.MaxConcurrentBatchOperationPerNamespace=10',
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
   ];
   return spawnService({

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -40,4 +42,73 @@ export function runOps(args: string[], env: Record<string, string> = {}): Promis
       done({ code, stdout, stderr, json });
     });
   });
+}
+
+/** What the provider gate does with charge requests. */
+export type GateMode = 'pass' | 'reject-charges' | 'hold-charges';
+
+/** A switchable stand-in in front of the sandbox providers (see startProviderGate). */
+export interface ProviderGate {
+  url: string;
+  mode: GateMode;
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP gate between a worker and the sandbox providers: `pass` forwards everything;
+ * `reject-charges` answers POST /v1/charges with 400 (a permanent cause: the order parks at
+ * charge at once, with or without transient retry windows); `hold-charges` never answers
+ * them (the client times out: a transient cause, the activity keeps retrying). Every other
+ * request is forwarded, so reserve and email work.
+ */
+export async function startProviderGate(target: string): Promise<ProviderGate> {
+  const held = new Set<ServerResponse>();
+  const gate: ProviderGate = {
+    url: '',
+    mode: 'pass',
+    close: () =>
+      new Promise<void>((done) => {
+        for (const res of held) res.destroy();
+        server.close(() => done());
+      }),
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const isCharge = req.method === 'POST' && req.url === '/v1/charges';
+      if (isCharge && gate.mode === 'reject-charges') {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'invalid_request', message: 'rejected by the test gate' }));
+        return;
+      }
+      if (isCharge && gate.mode === 'hold-charges') {
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+      }
+      fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers,
+        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+      })
+        .then(async (upstream) => {
+          const body = Buffer.from(await upstream.arrayBuffer());
+          const out: Record<string, string> = {};
+          upstream.headers.forEach((v, k) => {
+            if (k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
+          });
+          res.writeHead(upstream.status, out);
+          res.end(body);
+        })
+        .catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  gate.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return gate;
 }

@@ -1,0 +1,166 @@
+/**
+ * `orders retry --all` and `orders cancel --all`: one command for hundreds of parked orders,
+ * on Temporal's batch machinery (a signal batch over the runs the selection found).
+ */
+import { parseArgs } from 'node:util';
+import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import { runBatch } from './batch-operation';
+import {
+  parseSelection,
+  selectOrders,
+  SELECTION_OPTIONS,
+  type SelectionResult,
+} from './bulk-selection';
+import { confirmAction } from './confirm';
+import type { OpsContext } from './context';
+import { batchReasonOf, operatorActionOf } from './operator-action';
+import { queryStatus } from './order-status';
+import { EXIT, formatTable, parsePositiveInt, UsageError, type CommandResult } from './output';
+import { countSignalOutcomes } from './signal-outcomes';
+
+/** Orders a dry run lists (the count is always complete). */
+const PREVIEW_ROWS = 20;
+/** Default of `--limit`: how many orders one bulk command reads from visibility. */
+const DEFAULT_BULK_LIMIT = 10_000;
+
+/** The options `retry --all` and `cancel --all` share (besides the selection). */
+export const ACTION_OPTIONS = {
+  all: { type: 'boolean' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
+  yes: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
+/** The lines a dry run prints: count, the first orders, and what the selection left out. */
+export function describeSelection(verb: string, sel: SelectionResult): string {
+  const shown = sel.orders.slice(0, PREVIEW_ROWS);
+  const lines = [`${sel.orders.length} order(s) would be sent ${verb} · query: ${sel.query}`];
+  if (shown.length > 0) {
+    lines.push(
+      formatTable(
+        ['ORDER', 'STEP', 'PARKED AT', 'STARTED', 'WORKFLOW'],
+        shown.map((o) => [o.orderId, o.step, o.parkedAt, o.startTime, o.workflowId]),
+      ),
+    );
+  }
+  if (sel.orders.length > shown.length)
+    lines.push(`… and ${sel.orders.length - shown.length} more`);
+  if (sel.parkedElsewhere > 0)
+    lines.push(`${sel.parkedElsewhere} parked at another step (left out)`);
+  if (sel.unknown.length > 0) {
+    lines.push(
+      `${sel.unknown.length} with an unknown parked step (left out; no memo and no answer to the status query, e.g. ${sel.unknown[0]!.error})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The final line of a bulk signal command; the same counts are its JSON. */
+export function summaryLine(
+  verb: string,
+  counts: { selected: number; signalled: number; skipped: number; failed: number },
+  jobIds: string[],
+): string {
+  const skippedWhy = verb === 'cancel' ? 'already cancelled' : 'no longer parked or waiting';
+  return (
+    `${verb}: ${counts.signalled} signalled, ${counts.skipped} skipped (${skippedWhy}), ${counts.failed} failed` +
+    ` of ${counts.selected} selected${jobIds.length ? ` · batch ${jobIds.join(', ')}` : ''}`
+  );
+}
+
+/**
+ * `orders retry|cancel --all [--step S] [--parked-at STEP] [--older-than D] [--prefix P]
+ * [--limit N] [--reason R] [--by B] [--yes] [--dry-run]`.
+ */
+export async function signalAll(
+  ctx: OpsContext,
+  verb: 'retry' | 'cancel',
+  argv: string[],
+): Promise<CommandResult> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...SELECTION_OPTIONS, ...ACTION_OPTIONS },
+    strict: true,
+  });
+  if (positionals.length > 0)
+    throw new UsageError(`--all takes no order ID (got ${positionals[0]})`);
+  const selection = parseSelection(values);
+  if (verb === 'cancel' && !values['dry-run'] && !values.reason?.trim()) {
+    throw new UsageError('cancel --all needs --reason (it is recorded with every cancellation)');
+  }
+  const action = operatorActionOf({ by: values.by, reason: values.reason });
+  const limit = parsePositiveInt(values.limit, '--limit', DEFAULT_BULK_LIMIT);
+  const client = await ctx.temporal();
+  const sel = await selectOrders(client, selection, {
+    limit,
+    queryStatus: (info) => queryStatus(client.workflow.getHandle(info.workflowId, info.runId)),
+  });
+  const preview = sel.orders.slice(0, PREVIEW_ROWS);
+  const base = {
+    verb,
+    query: sel.query,
+    selected: sel.orders.length,
+    parkedElsewhere: sel.parkedElsewhere,
+    unknownParkedStep: sel.unknown,
+  };
+  if (values['dry-run']) {
+    return {
+      json: { ...base, dryRun: true, orders: preview },
+      human: describeSelection(verb, sel),
+    };
+  }
+  const none = { signalled: 0, skipped: 0, failed: 0 };
+  if (sel.orders.length === 0) {
+    return {
+      json: { ...base, ...none, jobs: [] },
+      human: `${summaryLine(verb, { selected: 0, ...none }, [])} · query: ${sel.query}`,
+    };
+  }
+  const confirmed = await confirmAction(
+    `${verb} ${sel.orders.length} order(s) (${sel.query})?`,
+    values.yes ?? false,
+  );
+  if (!confirmed) {
+    return {
+      json: { ...base, ...none, aborted: true },
+      human: 'aborted: nothing sent',
+      exitCode: EXIT.failure,
+    };
+  }
+  const reason = batchReasonOf(verb, action);
+  // Unique per command: the history tells our signal from anyone else's by it.
+  const identity = `onceflow-cli ${verb} ${action.by} ${action.at}`;
+  const signal = verb === 'retry' ? 'retryStep' : 'cancelOrder';
+  const payload =
+    verb === 'retry' ? action : { reason: action.reason ?? reason, by: action.by, at: action.at };
+  const targets = sel.orders.map((o) => ({ workflowId: o.workflowId, runId: o.runId }));
+  const jobs = await runBatch(client, {
+    verb,
+    reason,
+    targets,
+    label: `${verb} ${targets.length} order(s)`,
+    operation: {
+      signalOperation: {
+        signal,
+        identity,
+        input: { payloads: await encodeToPayloads(client.options.loadedDataConverter, payload) },
+      },
+    },
+  });
+  const { counts, outcomes } = await countSignalOutcomes(client, targets, signal, identity);
+  const jobIds = jobs.map((j) => j.jobId);
+  return {
+    json: {
+      ...base,
+      ...counts,
+      action,
+      reason,
+      jobs,
+      orders: sel.orders.map((o) => ({ ...o, outcome: outcomes.get(o.workflowId) })),
+    },
+    human: summaryLine(verb, { selected: sel.orders.length, ...counts }, jobIds),
+    exitCode: counts.failed > 0 ? EXIT.failure : EXIT.ok,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The operator actions an order received, for `orders show`: the workflow's own record
+ * (`OrderStatus.operatorActions`, live from the status query) when it has one, else read
+ * from the run's history, where every retryStep/resolveStep/cancelOrder signal is kept with
+ * its payload ({ by, reason, at }) and the sender's identity. The history answers for
+ * closed runs, with no worker, and for workflows built before they recorded actions.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import type { temporal } from '@temporalio/proto';
+import { tsToDate } from '@temporalio/common/lib/time';
+
+/** An operator action as the workflow records it (contract: `OrderStatus.operatorActions`). */
+export interface RecordedAction {
+  action: string;
+  by: string;
+  reason?: string;
+  at: string;
+  /** Where it was read: the workflow's status or the run's history. */
+  source?: 'status' | 'history';
+}
+
+const ACTION_OF_SIGNAL: Record<string, string> = {
+  retryStep: 'retry',
+  resolveStep: 'resolve',
+  cancelOrder: 'cancel',
+};
+
+/** The workflow's own record, when its status has one (a pre-contract workflow's has none). */
+export function operatorActionsOfStatus(status: object | undefined): RecordedAction[] | undefined {
+  const actions = (status as { operatorActions?: unknown } | undefined)?.operatorActions;
+  if (!Array.isArray(actions)) return undefined;
+  return (actions as RecordedAction[]).map((a) => ({ ...a, source: 'status' as const }));
+}
+
+/** The operator signals of a history, decoded with the client's data converter. */
+export async function operatorActionsOfHistory(
+  client: Client,
+  events: temporal.api.history.v1.IHistoryEvent[],
+): Promise<RecordedAction[]> {
+  const out: RecordedAction[] = [];
+  for (const e of events) {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    const action = signal ? ACTION_OF_SIGNAL[signal.signalName ?? ''] : undefined;
+    if (!signal || !action) continue;
+    const [payload] = await decodeArrayFromPayloads(
+      client.options.loadedDataConverter,
+      signal.input?.payloads,
+    ).catch(() => [undefined]);
+    const p = (payload ?? {}) as { by?: unknown; reason?: unknown; at?: unknown };
+    const eventTime = e.eventTime ? tsToDate(e.eventTime).toISOString() : '';
+    out.push({
+      action,
+      // A sender from before the payload: the client identity the server recorded.
+      by: typeof p.by === 'string' ? p.by : signal.identity || 'unknown',
+      ...(typeof p.reason === 'string' ? { reason: p.reason } : {}),
+      at: typeof p.at === 'string' ? p.at : eventTime,
+      source: 'history',
+    });
+  }
+  return out;
+}
+
+/** The status's record when present, else the history's; an error text if neither answers. */
+export async function readOperatorActions(
+  client: Client,
+  handle: WorkflowHandle,
+  status: object | undefined,
+): Promise<RecordedAction[] | { error: string }> {
+  const recorded = operatorActionsOfStatus(status);
+  if (recorded) return recorded;
+  try {
+    const history = await handle.fetchHistory();
+    return await operatorActionsOfHistory(client, history.events ?? []);
+  } catch (err) {
+    return { error: `history unreadable: ${(err as Error).message}` };
+  }
+}
+
+/** `operator action:` lines of `orders show`. */
+export function operatorActionLines(
+  actions: RecordedAction[] | { error: string },
+): Array<[string, string]> {
+  if ('error' in actions) return [['operator actions', actions.error]];
+  return actions.map((a) => [
+    'operator action',
+    `${a.at} ${a.action} by ${a.by}${a.reason ? `: ${a.reason}` : ''}`,
+  ]);
+}

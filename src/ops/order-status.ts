@@ -1,0 +1,25 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { orderStatusQuery, type OrderStatus } from '../workflows/order-definitions';
+
+/** A query to a running order needs a worker; without one it would hang, so it is capped. */
+export const QUERY_TIMEOUT_MS = 5000;
+
+/** The order's live status, or why it could not be had (no worker, closed, …). */
+export async function queryStatus(
+  handle: WorkflowHandle,
+): Promise<OrderStatus | { error: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<{ error: string }>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ error: `no answer in ${QUERY_TIMEOUT_MS} ms (is a worker running?)` }),
+      QUERY_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([handle.query(orderStatusQuery), timeout]).catch((err: unknown) => ({
+      error: (err as Error).message,
+    }));
+  } finally {
+    clearTimeout(timer);
+  }
+}

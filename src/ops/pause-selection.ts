@@ -1,0 +1,151 @@
+/**
+ * What `orders pause|resume` act on: the pending activities of one step (its activity type)
+ * in the running orders at that step or waiting, or with `--all` every pending activity of
+ * every order in a step (reserving … compensating) or waiting: an activity retrying a
+ * transient cause in its fast phase shows the step itself, not `waiting`. Found by a
+ * visibility query, then each run's pending activities.
+ */
+import { parseArgs } from 'node:util';
+import type { Client } from '@temporalio/client';
+import type { Activities } from '../activities';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import type { StepName } from '../workflows/order-definitions';
+import { checkPrefix, PARKED_STEPS } from './bulk-selection';
+import { forEachConcurrently } from './concurrently';
+import { operatorActionOf } from './operator-action';
+import { listExecutions, ORDER_WORKFLOW_TYPE, quoteValue } from './order-lookup';
+import { parseDuration, parsePositiveInt, UsageError } from './output';
+
+/** The activity type behind each step, and the OrderStep values while it runs. */
+export const STEP_ACTIVITY: Record<
+  StepName,
+  { activityType: keyof Activities; orderSteps: string[] }
+> = {
+  reserve: { activityType: 'reserveInventory', orderSteps: ['reserving'] },
+  charge: { activityType: 'chargePayment', orderSteps: ['charging'] },
+  email: { activityType: 'sendEmail', orderSteps: ['emailing'] },
+  refund: { activityType: 'refundPayment', orderSteps: ['compensating'] },
+  release: { activityType: 'releaseInventory', orderSteps: ['compensating'] },
+};
+
+/** OrderStep of an order whose step retries a transient cause (issue 15's contract). */
+export const WAITING_STEP = 'waiting';
+
+/** What pause/resume act on: one step's activity, or (`--all`) every pending activity. */
+export interface PauseSelection {
+  /** Undefined with `--all`: any activity type. */
+  step?: StepName;
+  prefix?: string;
+  startedBefore?: Date;
+}
+
+/** The visibility query of the running orders that may have the selected activity pending. */
+export function buildPauseQuery(sel: PauseSelection): string {
+  const running = sel.step
+    ? STEP_ACTIVITY[sel.step].orderSteps
+    : Object.values(STEP_ACTIVITY).flatMap((s) => s.orderSteps);
+  const steps = [...new Set([...running, WAITING_STEP])];
+  const parts = [
+    `WorkflowType = '${ORDER_WORKFLOW_TYPE}'`,
+    `ExecutionStatus = 'Running'`,
+    steps.length === 1
+      ? `OrderStep = ${quoteValue(steps[0]!)}`
+      : `OrderStep IN (${steps.map(quoteValue).join(', ')})`,
+  ];
+  if (sel.prefix) parts.push(`OrderId STARTS_WITH ${quoteValue(sel.prefix)}`);
+  if (sel.startedBefore) parts.push(`StartTime < '${sel.startedBefore.toISOString()}'`);
+  return parts.join(' AND ');
+}
+
+/** Reads the options pause and resume share; UsageError for anything malformed. */
+export function parsePauseArgs(argv: string[], verb: 'pause' | 'resume') {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      step: { type: 'string' },
+      all: { type: 'boolean' },
+      prefix: { type: 'string' },
+      'older-than': { type: 'string' },
+      limit: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      yes: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      jitter: { type: 'string' },
+    },
+    strict: true,
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  if (verb === 'pause' && values.jitter !== undefined)
+    throw new UsageError('--jitter is an option of resume');
+  const step = values.step as string | undefined;
+  if ((step === undefined) === !values.all) {
+    throw new UsageError(
+      `give exactly one of --step ${PARKED_STEPS.join('|')} or --all (every step)`,
+    );
+  }
+  if (step !== undefined && !(step in STEP_ACTIVITY)) {
+    throw new UsageError(`--step must be one of ${PARKED_STEPS.join(', ')}, got ${step}`);
+  }
+  const prefix = values.prefix as string | undefined;
+  checkPrefix(prefix);
+  const olderThan = values['older-than'] as string | undefined;
+  const selection: PauseSelection = {
+    ...(step !== undefined ? { step: step as StepName } : {}),
+    ...(prefix !== undefined ? { prefix } : {}),
+    ...(olderThan !== undefined
+      ? { startedBefore: new Date(Date.now() - parseDuration(olderThan, '--older-than')) }
+      : {}),
+  };
+  return {
+    values,
+    selection,
+    limit: parsePositiveInt(values.limit as string | undefined, '--limit', 10_000),
+    action: operatorActionOf({
+      by: values.by as string | undefined,
+      reason: values.reason as string | undefined,
+    }),
+  };
+}
+
+/** A pending activity of a selected order. */
+export interface PendingActivity {
+  orderId: string;
+  workflowId: string;
+  runId: string;
+  activityId: string;
+  activityType: string;
+  paused: boolean;
+  attempt: number;
+}
+
+/** The selected orders' pending activities of the selected type (any type with `--all`). */
+export async function findPendingActivities(client: Client, sel: PauseSelection, limit: number) {
+  const query = buildPauseQuery(sel);
+  const infos = await listExecutions(client, query, limit);
+  const type = sel.step ? STEP_ACTIVITY[sel.step].activityType : undefined;
+  const found: PendingActivity[] = [];
+  await forEachConcurrently(infos, 8, async (info) => {
+    const described = await client.workflowService
+      .describeWorkflowExecution({
+        namespace: client.options.namespace,
+        execution: { workflowId: info.workflowId, runId: info.runId },
+      })
+      .catch(() => undefined); // closed or gone since the list: nothing to pause
+    for (const a of described?.pendingActivities ?? []) {
+      const activityType = a.activityType?.name ?? '';
+      if (type !== undefined && activityType !== type) continue;
+      found.push({
+        orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId) ?? info.workflowId,
+        workflowId: info.workflowId,
+        runId: info.runId,
+        activityId: a.activityId ?? '',
+        activityType,
+        paused: a.paused ?? false,
+        attempt: a.attempt ?? 0,
+      });
+    }
+  });
+  return { query, orders: infos.length, activities: found };
+}
