@@ -60,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
   const releaseLock = acquireChaosLock(stack.paths.root);
   const config = loadConfigOrExit();
   const pool = createPool(config.database, { schema: config.database.schema });
-  const client = await connectClient(config.temporal);
+  const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'chaos');
   const taken = new Set<number>();
   const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './config-error';
+import { KeyRingError, parseKeyRing, readKeyFile, type KeyRing } from '../temporal/key-ring';
 import {
   bool,
   hostPort,
@@ -80,6 +81,12 @@ export const DEFAULTS = {
   PROVIDERS_URL: 'http://127.0.0.1:4010',
   /** Postgres schema holding the sandbox providers' key store and ledgers. */
   PROVIDERS_DB_SCHEMA: 'sandbox',
+  /**
+   * `on` (default): every Temporal payload is AES-256-GCM encrypted and a key is required
+   * (ONCEFLOW_ENCRYPTION_KEYS or ONCEFLOW_ENCRYPTION_KEY_FILE; the local stack makes a dev key).
+   * `off` must be said explicitly: histories then hold customer data in plaintext.
+   */
+  ONCEFLOW_ENCRYPTION: 'on',
 } as const;
 
 const sslMode = z.enum(
@@ -165,6 +172,13 @@ const envSchema = z.object({
     .trim()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
     .default(DEFAULTS.PROVIDERS_DB_SCHEMA),
+  ONCEFLOW_ENCRYPTION: z
+    .enum(['on', 'off'], 'must be on or off')
+    .default(DEFAULTS.ONCEFLOW_ENCRYPTION),
+  /** `id1:base64key,id2:base64key`: the first key encrypts, all decrypt (rotation). Secret. */
+  ONCEFLOW_ENCRYPTION_KEYS: nonEmpty.optional(),
+  /** A file with the same lines (one key per line); ignored when ONCEFLOW_ENCRYPTION_KEYS is set. */
+  ONCEFLOW_ENCRYPTION_KEY_FILE: nonEmpty.optional(),
 });
 
 /** Names of every environment variable the config module reads. */
@@ -235,6 +249,15 @@ export interface Config {
     /** Schema of the sandbox providers' tables. */
     dbSchema: string;
   };
+  /** Payload encryption (src/temporal/data-converter.ts). */
+  encryption: {
+    /** True only when ONCEFLOW_ENCRYPTION=off was set explicitly. */
+    off: boolean;
+    /** The key ring; undefined when no key is configured (see requireEncryptionKey). */
+    ring?: KeyRing;
+    /** IDs of the ring's keys, current first (safe to log). */
+    keyIds: string[];
+  };
   logLevel: z.infer<typeof logLevel>;
 }
 
@@ -262,8 +285,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const problems = crossCheck(e);
+  const encryption = loadKeyRing(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return toConfig(e);
+  return { ...toConfig(e), encryption };
+}
+
+function loadKeyRing(
+  e: Env,
+  problems: Array<{ setting: string; message: string }>,
+): Config['encryption'] {
+  const off = e.ONCEFLOW_ENCRYPTION === 'off';
+  try {
+    const ring = e.ONCEFLOW_ENCRYPTION_KEYS
+      ? parseKeyRing(e.ONCEFLOW_ENCRYPTION_KEYS, 'ONCEFLOW_ENCRYPTION_KEYS')
+      : e.ONCEFLOW_ENCRYPTION_KEY_FILE
+        ? readKeyFile(e.ONCEFLOW_ENCRYPTION_KEY_FILE, 'ONCEFLOW_ENCRYPTION_KEY_FILE')
+        : undefined;
+    return { off, ring: off ? undefined : ring, keyIds: ring ? [...ring.byId.keys()] : [] };
+  } catch (err) {
+    if (!(err instanceof KeyRingError)) throw err;
+    problems.push({ setting: err.setting, message: err.message.slice(err.setting.length + 2) });
+    return { off, keyIds: [] };
+  }
+}
+
+/**
+ * Every process that talks to Temporal calls this at start (loadConfigOrExit, and the data
+ * converter): without a key it refuses to run, unless encryption was turned off by name.
+ */
+export function requireEncryptionKey(config: Pick<Config, 'encryption'>): void {
+  if (config.encryption.off || config.encryption.ring) return;
+  throw new ConfigError([
+    {
+      setting: 'ONCEFLOW_ENCRYPTION_KEYS',
+      message:
+        'is required (or ONCEFLOW_ENCRYPTION_KEY_FILE): payloads are encrypted by default; ' +
+        'set ONCEFLOW_ENCRYPTION=off to run without encryption',
+    },
+  ]);
 }
 
 function crossCheck(e: Env): Array<{ setting: string; message: string }> {
@@ -304,7 +363,7 @@ function crossCheck(e: Env): Array<{ setting: string; message: string }> {
   return problems;
 }
 
-function toConfig(e: Env): Config {
+function toConfig(e: Env): Omit<Config, 'encryption'> {
   // An API key or a client certificate only makes sense over TLS (Temporal Cloud), so either
   // one turns TLS on unless the operator said otherwise.
   const tlsOn =
@@ -383,5 +442,6 @@ export function redactConfig(config: Config): Config {
       sasl: config.kafka.sasl ? { ...config.kafka.sasl, password: '***' } : undefined,
     },
     database: { ...config.database, url: dbUrl.toString() },
+    encryption: { ...config.encryption, ring: undefined },
   };
 }

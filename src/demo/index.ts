@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   const stack = await startPreparedStack();
   const config = loadConfigOrExit();
   const pool = createPool(config.database, { schema: config.database.schema });
-  const client = await connectClient(config.temporal);
+  const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'demo');
   const components: Component[] = [];
   try {

@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { ConfigError, redactConfig } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { createLogger } from '../logger';
 import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
-import { temporalConnectionOptions } from '../temporal/connection';
+import { createClient, temporalConnectionOptions } from '../temporal/connection';
 import { startBridge } from './bridge';
 import { createKafka } from './kafka-client';
 import { createBridgeMetrics, serveMetrics } from './metrics';
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
 
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
   const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = createClient(connection, config);
   const pool = createPool(config.database, {
     onIdleError: (err) => log.warn({ err: err.message }, 'idle Postgres connection lost'),
   });

@@ -9,7 +9,7 @@ import { startProviders } from './server';
  * their tables in PROVIDERS_DB_SCHEMA. Faults start off; set them with PUT /admin/faults.
  */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(process.env, { temporalPayloads: false });
   const log = createLogger('providers', config.logLevel);
   const schema = config.providers.dbSchema;
   const pool = createPool(config.database, { schema });

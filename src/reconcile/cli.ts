@@ -48,7 +48,7 @@ export async function runReconcileCli(argv: string[]): Promise<number> {
   const kafka = createKafka(config.kafka, 'reconcile');
   let client;
   try {
-    client = await connectClient(config.temporal);
+    client = await connectClient(config);
     const report = await runReconcile(
       { kafka, client, pool },
       {

@@ -9,6 +9,7 @@ function describe(stack: RunningStack): string {
     `Temporal UI   ${env.TEMPORAL_UI_URL}`,
     `Kafka         ${env.KAFKA_BROKERS}`,
     `PostgreSQL    ${env.DATABASE_URL}`,
+    `keys          ${env.ONCEFLOW_ENCRYPTION_KEY_FILE ?? '(none)'}`,
     `versions      ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,

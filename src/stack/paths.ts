@@ -22,6 +22,8 @@ export interface StackPaths {
   kafkaData: string;
   kafkaConfig: string;
   postgresData: string;
+  /** The local stack's dev encryption key ring (created once, mode 0600). */
+  encryptionKeys: string;
   /** Pids and addresses of a running stack, for `stack:stop` and for reuse. */
   stateFile: string;
 }
@@ -40,6 +42,7 @@ export function stackPaths(
     kafkaData: resolve(r, 'kafka', 'data'),
     kafkaConfig: resolve(r, 'kafka', 'config'),
     postgresData: resolve(r, 'postgres', 'data'),
+    encryptionKeys: resolve(r, 'encryption-keys'),
     stateFile: resolve(r, 'stack.json'),
   };
 }

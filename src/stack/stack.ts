@@ -7,6 +7,7 @@ import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 import { installKafka, startKafka, waitForKafka } from './kafka';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
 import { runCommand } from './run-command';
+import { ensureDevKeyFile } from '../temporal/key-ring';
 
 type ServiceName = 'temporal' | 'kafka' | 'postgres';
 
@@ -20,6 +21,8 @@ export interface StackState {
     TEMPORAL_UI_URL: string;
     KAFKA_BROKERS: string;
     DATABASE_URL: string;
+    /** The dev key ring, so the default path is the encrypted one (issue 17). */
+    ONCEFLOW_ENCRYPTION_KEY_FILE?: string;
   };
   /** Ports the stack's own services listen on. */
   ports: number[];
@@ -96,6 +99,17 @@ function tailOf(file: string): string {
   return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
 }
 
+/** The key file the stack's processes use: the operator's own, or the stack's dev key. */
+function devKeyEnv(
+  env: NodeJS.ProcessEnv,
+  paths: StackPaths,
+): { ONCEFLOW_ENCRYPTION_KEY_FILE: string } {
+  return {
+    ONCEFLOW_ENCRYPTION_KEY_FILE:
+      env.ONCEFLOW_ENCRYPTION_KEY_FILE || ensureDevKeyFile(paths.encryptionKeys),
+  };
+}
+
 /**
  * Starts the local stack, or reuses one that is already running from the same folder.
  * Services named by TEMPORAL_ADDRESS, KAFKA_BROKERS or DATABASE_URL are used as they are.
@@ -111,7 +125,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const alive = Object.values(previous.pids).every((pid) => isAlive(pid));
     if (alive) {
       log('reusing the stack that is already running');
-      return { state: previous, paths, owned: false, stop: async () => undefined };
+      const state = { ...previous, env: { ...previous.env, ...devKeyEnv(env, paths) } };
+      return { state, paths, owned: false, stop: async () => undefined };
     }
     log('cleaning up a stack left behind by an earlier run');
     await stopStack(paths);
@@ -148,6 +163,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       TEMPORAL_UI_URL: env.TEMPORAL_UI_URL || `http://127.0.0.1:${ports.ui}`,
       KAFKA_BROKERS: env.KAFKA_BROKERS || `127.0.0.1:${ports.kafka}`,
       DATABASE_URL: env.DATABASE_URL || '',
+      ...devKeyEnv(env, paths),
     },
     ports: [],
     versions: {
