@@ -87,6 +87,16 @@ export const DEFAULTS = {
    * `off` must be said explicitly: histories then hold customer data in plaintext.
    */
   ONCEFLOW_ENCRYPTION: 'on',
+  /** Interface the codec server binds (`npm run codec-server`); 0.0.0.0 only inside a container. */
+  CODEC_SERVER_HOST: '127.0.0.1',
+  /** Port of the codec server; 0 picks a free one. */
+  CODEC_SERVER_PORT: '8089',
+  /**
+   * `token` (default): every request needs `Authorization: Bearer $CODEC_SERVER_TOKEN` (the Web
+   * UI forwards the user's token to an HTTPS endpoint). `none`: loopback dev use only (the local
+   * stack's dev server UI sends no token).
+   */
+  CODEC_SERVER_AUTH: 'token',
 } as const;
 
 const sslMode = z.enum(
@@ -179,6 +189,20 @@ const envSchema = z.object({
   ONCEFLOW_ENCRYPTION_KEYS: nonEmpty.optional(),
   /** A file with the same lines (one key per line); ignored when ONCEFLOW_ENCRYPTION_KEYS is set. */
   ONCEFLOW_ENCRYPTION_KEY_FILE: nonEmpty.optional(),
+  CODEC_SERVER_HOST: nonEmpty.default(DEFAULTS.CODEC_SERVER_HOST),
+  CODEC_SERVER_PORT: z.coerce
+    .number('must be a port number')
+    .int('must be a port number')
+    .min(0, 'must be 0..65535')
+    .max(65535, 'must be 0..65535')
+    .default(Number(DEFAULTS.CODEC_SERVER_PORT)),
+  CODEC_SERVER_AUTH: z
+    .enum(['token', 'none'], 'must be token or none')
+    .default(DEFAULTS.CODEC_SERVER_AUTH),
+  /** Secret bearer token of the codec server. */
+  CODEC_SERVER_TOKEN: nonEmpty.optional(),
+  /** The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL. */
+  CODEC_SERVER_CORS_ORIGIN: url.optional(),
 });
 
 /** Names of every environment variable the config module reads. */
@@ -248,6 +272,15 @@ export interface Config {
     url: string;
     /** Schema of the sandbox providers' tables. */
     dbSchema: string;
+  };
+  /** `npm run codec-server` (src/codec-server). */
+  codecServer: {
+    host: string;
+    port: number;
+    auth: 'token' | 'none';
+    token?: string;
+    /** Origin (scheme://host:port) the Web UI is served from. */
+    corsOrigin: string;
   };
   /** Payload encryption (src/temporal/data-converter.ts). */
   encryption: {
@@ -426,6 +459,13 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
       url: e.PROVIDERS_URL.replace(/\/+$/, ''),
       dbSchema: e.PROVIDERS_DB_SCHEMA,
     },
+    codecServer: {
+      host: e.CODEC_SERVER_HOST,
+      port: e.CODEC_SERVER_PORT,
+      auth: e.CODEC_SERVER_AUTH,
+      token: e.CODEC_SERVER_TOKEN,
+      corsOrigin: new URL(e.CODEC_SERVER_CORS_ORIGIN ?? e.TEMPORAL_UI_URL).origin,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -443,5 +483,9 @@ export function redactConfig(config: Config): Config {
     },
     database: { ...config.database, url: dbUrl.toString() },
     encryption: { ...config.encryption, ring: undefined },
+    codecServer: {
+      ...config.codecServer,
+      token: config.codecServer.token ? '***' : undefined,
+    },
   };
 }

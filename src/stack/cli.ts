@@ -10,6 +10,7 @@ function describe(stack: RunningStack): string {
     `Kafka         ${env.KAFKA_BROKERS}`,
     `PostgreSQL    ${env.DATABASE_URL}`,
     `keys          ${env.ONCEFLOW_ENCRYPTION_KEY_FILE ?? '(none)'}`,
+    `codec server  ${stack.state.codecUrl ?? '(none)'}`,
     `versions      ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,

@@ -8,8 +8,9 @@ import { installKafka, startKafka, waitForKafka } from './kafka';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
 import { runCommand } from './run-command';
 import { ensureDevKeyFile } from '../temporal/key-ring';
+import { startCodecService, waitForCodec } from './codec';
 
-type ServiceName = 'temporal' | 'kafka' | 'postgres';
+type ServiceName = 'temporal' | 'kafka' | 'postgres' | 'codec';
 
 /** What `.onceflow/stack.json` records about a running stack. */
 export interface StackState {
@@ -24,6 +25,8 @@ export interface StackState {
     /** The dev key ring, so the default path is the encrypted one (issue 17). */
     ONCEFLOW_ENCRYPTION_KEY_FILE?: string;
   };
+  /** The codec server the dev server's Web UI decrypts payloads through (issue 17). */
+  codecUrl?: string;
   /** Ports the stack's own services listen on. */
   ports: number[];
   versions: Record<string, string>;
@@ -154,6 +157,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     kafka: await pickPort(envPort(env, 'ONCEFLOW_KAFKA_PORT', 9092), taken),
     controller: await pickPort(envPort(env, 'ONCEFLOW_KAFKA_CONTROLLER_PORT', 9093), taken),
     postgres: await pickPort(envPort(env, 'ONCEFLOW_POSTGRES_PORT', 55432), taken),
+    codec: await pickPort(envPort(env, 'ONCEFLOW_CODEC_PORT', 8089), taken),
   };
 
   const state: StackState = {
@@ -183,10 +187,20 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const started = Date.now();
     const waits: Promise<unknown>[] = [];
     if (temporalBin) {
-      state.pids.temporal = startTemporal(paths, temporalBin, {
-        grpc: ports.temporal,
-        ui: ports.ui,
+      state.codecUrl = `http://127.0.0.1:${ports.codec}`;
+      state.pids.codec = startCodecService(paths, {
+        port: ports.codec,
+        uiUrl: state.env.TEMPORAL_UI_URL,
+        keyFile: state.env.ONCEFLOW_ENCRYPTION_KEY_FILE!,
       });
+      state.ports.push(ports.codec);
+      waits.push(waitForCodec(ports.codec, timeoutMs));
+      state.pids.temporal = startTemporal(
+        paths,
+        temporalBin,
+        { grpc: ports.temporal, ui: ports.ui },
+        { codecEndpoint: state.codecUrl },
+      );
       state.ports.push(ports.temporal, ports.ui);
       const version = await runCommand(temporalBin, ['--version']);
       state.versions.temporalServer = /Server ([\d.]+)/.exec(version)?.[1] ?? '?';
@@ -221,7 +235,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     return running;
   } catch (err) {
     await stopStack(paths);
-    const logs = (['temporal', 'kafka', 'postgres'] as const)
+    const logs = (['temporal', 'kafka', 'postgres', 'codec'] as const)
       .map((n) => `--- ${n}.log (tail) ---\n${tailOf(join(paths.logs, `${n}.log`))}`)
       .join('\n');
     throw new Error(`stack failed to start: ${(err as Error).message}\n${logs}`, { cause: err });

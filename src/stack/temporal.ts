@@ -101,7 +101,12 @@ export async function installTemporal(
 }
 
 /** Starts `temporal server start-dev` with a SQLite file (history survives restarts) and the Web UI. */
-export function startTemporal(paths: StackPaths, bin: string, ports: TemporalPorts): number {
+export function startTemporal(
+  paths: StackPaths,
+  bin: string,
+  ports: TemporalPorts,
+  options: { codecEndpoint?: string } = {},
+): number {
   mkdirSync(dirname(paths.temporalDb), { recursive: true });
   const args = [
     'server',
@@ -132,6 +137,8 @@ export function startTemporal(paths: StackPaths, bin: string, ports: TemporalPor
     '--dynamic-config-value',
     'frontend.namespaceRPS=10000',
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    // The Web UI decrypts payloads through the stack's codec server (issue 17).
+    ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
   ];
   return spawnService({
     name: 'temporal',
