@@ -97,6 +97,12 @@ export const DEFAULTS = {
    * stack's dev server UI sends no token).
    */
   CODEC_SERVER_AUTH: 'token',
+  /**
+   * How the bridge fills the CustomerId search attribute, which Temporal stores unencrypted:
+   * `hmac` (default) = `c_` + HMAC-SHA256 of the ID (key ONCEFLOW_SEARCH_HMAC_KEY, else derived
+   * from the current encryption key); `plain` = the ID as sent.
+   */
+  CUSTOMER_ID_SEARCH_ATTRIBUTE: 'hmac',
 } as const;
 
 const sslMode = z.enum(
@@ -201,6 +207,15 @@ const envSchema = z.object({
     .default(DEFAULTS.CODEC_SERVER_AUTH),
   /** Secret bearer token of the codec server. */
   CODEC_SERVER_TOKEN: nonEmpty.optional(),
+  CUSTOMER_ID_SEARCH_ATTRIBUTE: z
+    .enum(['hmac', 'plain'], 'must be hmac or plain')
+    .default(DEFAULTS.CUSTOMER_ID_SEARCH_ATTRIBUTE),
+  /** Secret (base64, at least 16 bytes): keeps CustomerId HMACs stable across key rotations. */
+  ONCEFLOW_SEARCH_HMAC_KEY: z
+    .string()
+    .trim()
+    .refine((s) => Buffer.from(s, 'base64').length >= 16, 'must be base64 of at least 16 bytes')
+    .optional(),
   /** The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL. */
   CODEC_SERVER_CORS_ORIGIN: url.optional(),
 });
@@ -281,6 +296,12 @@ export interface Config {
     token?: string;
     /** Origin (scheme://host:port) the Web UI is served from. */
     corsOrigin: string;
+  };
+  /** What Temporal stores unencrypted (src/temporal/customer-keyword.ts). */
+  searchAttributes: {
+    customerId: 'hmac' | 'plain';
+    /** HMAC key; undefined = derived from the current encryption key. */
+    hmacKey?: Buffer;
   };
   /** Payload encryption (src/temporal/data-converter.ts). */
   encryption: {
@@ -459,6 +480,12 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
       url: e.PROVIDERS_URL.replace(/\/+$/, ''),
       dbSchema: e.PROVIDERS_DB_SCHEMA,
     },
+    searchAttributes: {
+      customerId: e.CUSTOMER_ID_SEARCH_ATTRIBUTE,
+      hmacKey: e.ONCEFLOW_SEARCH_HMAC_KEY
+        ? Buffer.from(e.ONCEFLOW_SEARCH_HMAC_KEY, 'base64')
+        : undefined,
+    },
     codecServer: {
       host: e.CODEC_SERVER_HOST,
       port: e.CODEC_SERVER_PORT,
@@ -483,6 +510,10 @@ export function redactConfig(config: Config): Config {
     },
     database: { ...config.database, url: dbUrl.toString() },
     encryption: { ...config.encryption, ring: undefined },
+    searchAttributes: {
+      ...config.searchAttributes,
+      hmacKey: config.searchAttributes.hmacKey ? Buffer.from('***') : undefined,
+    },
     codecServer: {
       ...config.codecServer,
       token: config.codecServer.token ? '***' : undefined,

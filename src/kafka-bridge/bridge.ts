@@ -8,6 +8,7 @@ import type { BackoffOptions } from './backoff';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
 import type { RouteTable } from './routes';
+import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
 export interface BridgeOptions {
@@ -96,7 +97,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
         batch,
         {
           routes: options.routes,
-          translateOptions: { maxBytes: config.bridge.maxMessageBytes },
+          translateOptions: {
+            maxBytes: config.bridge.maxMessageBytes,
+            customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
+          },
           ledger,
           client: options.client,
           taskQueue: options.taskQueue ?? config.temporal.taskQueue,

@@ -16,6 +16,7 @@ import {
 } from './translate';
 import { startOrDeduplicate } from './workflow-starter';
 import { runLimited } from './run-limited';
+import { digestOf } from './log-digest';
 
 /** Everything the batch handler talks to; injected by the bridge (and by tests). */
 export interface BatchDeps {
@@ -130,7 +131,17 @@ export async function handleBatch(
     });
     await retry('dlq', () => deps.sendToDlq(record));
     deps.metrics.dlq.inc({ topic, reason });
-    log.warn({ offset: item.message.offset, identity, reason, error }, 'dead-lettered');
+    log.warn(
+      {
+        offset: item.message.offset,
+        identity,
+        reason,
+        // Sizes and hashes only: the error text may quote the body or a header (issue 17).
+        error: digestOf(error),
+        value: digestOf(item.message.value),
+      },
+      'dead-lettered',
+    );
   };
 
   const remember = (cmd: StartCommand, runId: string | null) => {
