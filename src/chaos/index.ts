@@ -92,7 +92,10 @@ async function main(argv: string[]): Promise<number> {
     const sampler = startSampler(client, scenario.prefix, startedAt);
     const { records, counts } = scenario.stream;
     const topic = config.kafka.topics[0]!;
-    const ctx: InjectContext = { fleet, stack, providersUrl, seed: args.seed, startedAt, log: say };
+    const ctx: InjectContext = {
+      ...{ fleet, stack, providersUrl, seed: args.seed, startedAt, log: say },
+      providersToken: config.providers.adminToken,
+    };
     const [injected] = await Promise.all([
       runSchedule(ctx, schedule),
       publishSpread(kafka, topic, records, args.durationMs * 0.6, startedAt),

@@ -50,6 +50,8 @@ export const DEFAULTS = {
    * 0 turns it off (the runtime cannot report a randomly chosen port).
    */
   WORKER_METRICS_PORT: '9465',
+  /** Interface of the worker's metrics endpoint; `0.0.0.0` in a container a scraper reaches. */
+  WORKER_METRICS_HOST: '127.0.0.1',
   /** Activities one worker runs at once. */
   WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
   /** Workflow tasks one worker runs at once. */
@@ -62,6 +64,8 @@ export const DEFAULTS = {
   BRIDGE_MAX_MESSAGE_BYTES: '1048576',
   /** Port of the bridge's Prometheus endpoint (GET /metrics); 0 picks a free one. */
   BRIDGE_METRICS_PORT: '9464',
+  /** Interface of the bridge's metrics endpoint; `0.0.0.0` in a container a scraper reaches. */
+  BRIDGE_METRICS_HOST: '127.0.0.1',
   /**
    * Kafka consumer-group session timeout. A bridge that dies holds its partitions until this
    * runs out, so it is also how long a crashed bridge's partitions wait before a restarted or
@@ -155,6 +159,8 @@ const envSchema = z.object({
     .min(0, 'must be 0..65535')
     .max(65535, 'must be 0..65535')
     .default(Number(DEFAULTS.WORKER_METRICS_PORT)),
+  WORKER_METRICS_HOST: nonEmpty.default(DEFAULTS.WORKER_METRICS_HOST),
+  BRIDGE_METRICS_HOST: nonEmpty.default(DEFAULTS.BRIDGE_METRICS_HOST),
   WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.default(
     Number(DEFAULTS.WORKER_MAX_CONCURRENT_ACTIVITIES),
   ),
@@ -188,6 +194,11 @@ const envSchema = z.object({
     .trim()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
     .default(DEFAULTS.PROVIDERS_DB_SCHEMA),
+  /**
+   * Bearer token of the sandbox providers' admin API (/admin/*) and mail log (GET /v1/emails).
+   * Unset: those routes are refused. The local stack generates one. Secret.
+   */
+  PROVIDERS_ADMIN_TOKEN: nonEmpty.optional(),
   ONCEFLOW_ENCRYPTION: z
     .enum(['on', 'off'], 'must be on or off')
     .default(DEFAULTS.ONCEFLOW_ENCRYPTION),
@@ -266,6 +277,8 @@ export interface Config {
   worker: {
     /** Prometheus port of the Temporal runtime's exporter; 0 = off. */
     metricsPort: number;
+    /** Interface the metrics endpoint binds (default loopback). */
+    metricsHost: string;
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
   };
@@ -274,6 +287,8 @@ export interface Config {
     partitionsConcurrency: number;
     maxMessageBytes: number;
     metricsPort: number;
+    /** Interface the metrics endpoint binds (default loopback). */
+    metricsHost: string;
     /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
     sessionTimeoutMs: number;
     /** Days a DLQ topic keeps its messages (retention.ms of `<topic>.dlq`). */
@@ -287,6 +302,8 @@ export interface Config {
     url: string;
     /** Schema of the sandbox providers' tables. */
     dbSchema: string;
+    /** Secret token of the admin API and mail log; undefined = those routes are closed. */
+    adminToken?: string;
   };
   /** `npm run codec-server` (src/codec-server). */
   codecServer: {
@@ -463,6 +480,7 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
     },
     worker: {
       metricsPort: e.WORKER_METRICS_PORT,
+      metricsHost: e.WORKER_METRICS_HOST,
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     },
@@ -471,6 +489,7 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
       partitionsConcurrency: e.BRIDGE_PARTITIONS_CONCURRENCY,
       maxMessageBytes: e.BRIDGE_MAX_MESSAGE_BYTES,
       metricsPort: e.BRIDGE_METRICS_PORT,
+      metricsHost: e.BRIDGE_METRICS_HOST,
       sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
       dlqRetentionDays: e.BRIDGE_DLQ_RETENTION_DAYS,
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
@@ -479,6 +498,7 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
     providers: {
       url: e.PROVIDERS_URL.replace(/\/+$/, ''),
       dbSchema: e.PROVIDERS_DB_SCHEMA,
+      adminToken: e.PROVIDERS_ADMIN_TOKEN,
     },
     searchAttributes: {
       customerId: e.CUSTOMER_ID_SEARCH_ATTRIBUTE,
@@ -497,19 +517,49 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
   };
 }
 
-/** A copy safe to log: secrets and URL passwords replaced. */
+/** Query parameters that carry secrets in connection URLs (libpq, JDBC, API styles). */
+const SECRET_PARAMS =
+  /^(password|passwd|pwd|pass|sslpassword|secret|token|api[-_]?key|access[-_]?token)$/i;
+
+/**
+ * A URL safe to print: user info (name and password) and secret query parameters replaced
+ * by `***`. Not a URL: replaced whole, since it cannot be taken apart safely.
+ */
+export function redactUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '***';
+  }
+  if (url.username) url.username = '***';
+  if (url.password) url.password = '***';
+  for (const key of [...url.searchParams.keys()]) {
+    if (SECRET_PARAMS.test(key)) url.searchParams.set(key, '***');
+  }
+  return url.toString();
+}
+
+/** A copy safe to log: secrets and URL credentials replaced. */
 export function redactConfig(config: Config): Config {
-  const dbUrl = new URL(config.database.url);
-  if (dbUrl.password) dbUrl.password = '***';
   return {
     ...config,
-    temporal: { ...config.temporal, apiKey: config.temporal.apiKey ? '***' : undefined },
+    temporal: {
+      ...config.temporal,
+      uiUrl: redactUrl(config.temporal.uiUrl),
+      apiKey: config.temporal.apiKey ? '***' : undefined,
+    },
     kafka: {
       ...config.kafka,
       sasl: config.kafka.sasl ? { ...config.kafka.sasl, password: '***' } : undefined,
     },
-    database: { ...config.database, url: dbUrl.toString() },
+    database: { ...config.database, url: redactUrl(config.database.url) },
     encryption: { ...config.encryption, ring: undefined },
+    providers: {
+      ...config.providers,
+      url: redactUrl(config.providers.url),
+      adminToken: config.providers.adminToken ? '***' : undefined,
+    },
     searchAttributes: {
       ...config.searchAttributes,
       hmacKey: config.searchAttributes.hmacKey ? Buffer.from('***') : undefined,

@@ -94,7 +94,7 @@ async function main(): Promise<number> {
         data,
         step: steps.get(orderId),
         cancelled: cancelled.has(orderId),
-        effects: await readOrderEffects(providersUrl, orderId),
+        effects: await readOrderEffects(providersUrl, orderId, config.providers.adminToken),
       });
     }
     const finalStock = new Map<string, number>();

@@ -34,7 +34,11 @@ async function main(): Promise<void> {
     onIdleError: (err) => log.warn({ err: err.message }, 'idle Postgres connection lost'),
   });
   const metrics = createBridgeMetrics();
-  const server = await serveMetrics(metrics.registry, config.bridge.metricsPort);
+  const server = await serveMetrics(
+    metrics.registry,
+    config.bridge.metricsPort,
+    config.bridge.metricsHost,
+  );
   try {
     await migrate(pool, { schema: config.database.schema });
     const bridge = await startBridge({

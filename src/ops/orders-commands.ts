@@ -1,3 +1,4 @@
+import { adminHeaders } from '../providers/admin-auth';
 import { parseArgs } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import { findOrderClaim } from '../db/order-claim-store';
@@ -109,9 +110,10 @@ async function queryStatus(handle: WorkflowHandle): Promise<OrderStatus | { erro
   }
 }
 
-async function fetchProviderLedger(url: string, orderId: string) {
+async function fetchProviderLedger(url: string, orderId: string, token?: string) {
   try {
     const res = await fetch(`${url}/admin/ledger?orderId=${encodeURIComponent(orderId)}`, {
+      headers: adminHeaders(token),
       signal: AbortSignal.timeout(5000),
     });
     if (!res.ok) return { error: `GET /admin/ledger: HTTP ${res.status}` };
@@ -147,7 +149,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
       : undefined;
   const keys = stepKeys(orderId);
   const [providerLedger, reservation] = await Promise.all([
-    fetchProviderLedger(ctx.config.providers.url, orderId),
+    fetchProviderLedger(ctx.config.providers.url, orderId, ctx.config.providers.adminToken),
     findReservation(ctx.db(), keys.reserve).catch((err: unknown) => ({
       error: (err as Error).message,
     })),

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     pool,
     port: Number(url.port || 80),
     host: url.hostname,
+    adminToken: config.providers.adminToken,
     onError: (err) => log.error({ err }, 'provider request failed'),
   });
   log.info({ url: providers.url, schema }, 'sandbox providers listening');

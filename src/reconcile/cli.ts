@@ -56,6 +56,7 @@ export async function runReconcileCli(argv: string[]): Promise<number> {
         prefix: args.prefix,
         schema,
         providersUrl,
+        providersToken: config.providers.adminToken,
         routes,
         translateOptions: { maxBytes: config.bridge.maxMessageBytes },
         stuckAfterMs: args.stuckAfterMs,

@@ -7,7 +7,7 @@ import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 import { installKafka, startKafka, waitForKafka } from './kafka';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
 import { runCommand } from './run-command';
-import { ensureDevKeyFile } from '../temporal/key-ring';
+import { ensureDevKeyFile, ensureDevToken } from '../temporal/key-ring';
 import { startCodecService, waitForCodec } from './codec';
 
 type ServiceName = 'temporal' | 'kafka' | 'postgres' | 'codec';
@@ -24,6 +24,8 @@ export interface StackState {
     DATABASE_URL: string;
     /** The dev key ring, so the default path is the encrypted one (issue 17). */
     ONCEFLOW_ENCRYPTION_KEY_FILE?: string;
+    /** Token of the sandbox providers' admin API and mail log (issue 17). */
+    PROVIDERS_ADMIN_TOKEN?: string;
   };
   /** The codec server the dev server's Web UI decrypts payloads through (issue 17). */
   codecUrl?: string;
@@ -102,14 +104,15 @@ function tailOf(file: string): string {
   return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
 }
 
-/** The key file the stack's processes use: the operator's own, or the stack's dev key. */
+/** Secrets the stack's processes use: the operator's own, or the stack's dev ones. */
 function devKeyEnv(
   env: NodeJS.ProcessEnv,
   paths: StackPaths,
-): { ONCEFLOW_ENCRYPTION_KEY_FILE: string } {
+): { ONCEFLOW_ENCRYPTION_KEY_FILE: string; PROVIDERS_ADMIN_TOKEN: string } {
   return {
     ONCEFLOW_ENCRYPTION_KEY_FILE:
       env.ONCEFLOW_ENCRYPTION_KEY_FILE || ensureDevKeyFile(paths.encryptionKeys),
+    PROVIDERS_ADMIN_TOKEN: env.PROVIDERS_ADMIN_TOKEN || ensureDevToken(paths.providersAdminToken),
   };
 }
 

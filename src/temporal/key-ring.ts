@@ -78,6 +78,22 @@ export function generateKeyLine(id = `k${new Date().toISOString().slice(0, 10)}`
   return `${id}:${randomBytes(32).toString('base64')}`;
 }
 
+/** The local stack's dev secret token in `path` (created once, mode 0600); returns it. */
+export function ensureDevToken(path: string): string {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      writeFileSync(path, `${randomBytes(24).toString('base64url')}\n`, {
+        mode: 0o600,
+        flag: 'wx',
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  return readFileSync(path, 'utf8').trim();
+}
+
 /**
  * The local stack's dev key: created once (mode 0600) and kept, so histories written by one
  * run stay readable by the next.
