@@ -18,7 +18,7 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders resolve <orderId>           the parked step's effect is confirmed; continue after it
   orders cancel <orderId> [--reason R]
   dlq list [--reason R] [--topic T] [--limit N]
-  dlq replay [--reason R] [--topic T] [--dry-run]
+  dlq replay [--reason R] [--topic T] [--dry-run] [--yes]   (asks unless --yes; replays each entry once)
   ledger reap [--older-than-days D]
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
