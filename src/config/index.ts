@@ -109,6 +109,11 @@ export const DEFAULTS = {
   CUSTOMER_ID_SEARCH_ATTRIBUTE: 'hmac',
 } as const;
 
+/**
+ * DATABASE_SSL: `require` encrypts and verifies the certificate chain (against
+ * DATABASE_SSL_CA_PATH or the system CAs) but not the host name; `verify-full` checks both.
+ * There is no mode that encrypts without verifying: that protects against nobody.
+ */
 const sslMode = z.enum(
   ['disable', 'require', 'verify-full'],
   'must be disable, require or verify-full',
@@ -423,6 +428,17 @@ function crossCheck(e: Env): Array<{ setting: string; message: string }> {
     problems.push({
       setting: 'KAFKA_SASL_MECHANISM',
       message: 'is required when SASL credentials are set',
+    });
+  }
+  // pg lets TLS parameters in the URL override DATABASE_SSL (`?sslmode=disable` would turn TLS
+  // off, `?sslmode=require` would drop verification): one place decides, so the URL may not.
+  const urlTls = [...new URL(e.DATABASE_URL).searchParams.keys()].filter((k) =>
+    /^(ssl|sslmode|sslrootcert|sslcert|sslkey|sslnegotiation|uselibpqcompat)$/i.test(k),
+  );
+  if (urlTls.length > 0) {
+    problems.push({
+      setting: 'DATABASE_URL',
+      message: `must not set ${urlTls.join(', ')}: it would override DATABASE_SSL (=${e.DATABASE_SSL}); use DATABASE_SSL and DATABASE_SSL_CA_PATH`,
     });
   }
   if (e.DATABASE_SSL_CA_PATH && e.DATABASE_SSL === 'disable') {

@@ -1,3 +1,4 @@
+import { redactUrl } from '../config';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../stack/cli';
@@ -142,7 +143,7 @@ async function main(): Promise<number> {
           ? '  stack                stopped'
           : '  stack                still running; `npm run stack:stop` stops it',
         '',
-        `Temporal Web UI: ${config.temporal.uiUrl}`,
+        `Temporal Web UI: ${redactUrl(config.temporal.uiUrl)}`,
         '',
       ].join('\n'),
     );

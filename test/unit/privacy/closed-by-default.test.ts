@@ -2,7 +2,9 @@ import { strict as assert } from 'node:assert';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { Registry } from 'prom-client';
-import { loadConfig, redactConfig, redactUrl } from '../../../src/config';
+import { ConfigError, loadConfig, redactConfig, redactUrl } from '../../../src/config';
+import { createPool } from '../../../src/db/pool';
+import { workflowUrl } from '../../../src/temporal/ui-links';
 import { serveMetrics } from '../../../src/kafka-bridge/metrics';
 import { startProviders, type RunningProviders } from '../../../src/providers/server';
 import { metricsBindAddress } from '../../../src/worker/worker-metrics';
@@ -60,6 +62,10 @@ describe('closed by default (issue 17)', () => {
       'postgres://***:***@db:5432/x?password=***&sslmode=verify-full',
     );
     assert.equal(redactUrl('not a url'), '***');
+    assert.equal(
+      workflowUrl('http://ui:pw@127.0.0.1:8233', 'default', 'wf-1'),
+      'http://127.0.0.1:8233/namespaces/default/workflows/wf-1',
+    );
     const text = JSON.stringify(
       redactConfig(
         loadConfig({
@@ -73,6 +79,37 @@ describe('closed by default (issue 17)', () => {
     );
     for (const secret of ['dbpass', 'provpass', 'uipass', 'tok"', 'admintok', 'codectok', 'app@']) {
       assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    }
+  });
+
+  it('DATABASE_SSL=require verifies the chain; TLS parameters in DATABASE_URL are a named error', async () => {
+    const sslOf = async (env: NodeJS.ProcessEnv) => {
+      const pool = createPool(loadConfig(env).database);
+      const ssl = (pool as unknown as { options: { ssl?: Record<string, unknown> } }).options.ssl;
+      await pool.end();
+      return ssl;
+    };
+    const require = await sslOf({ DATABASE_SSL: 'require' });
+    assert.equal(require?.rejectUnauthorized, true);
+    assert.equal(typeof require?.checkServerIdentity, 'function');
+    const full = await sslOf({ DATABASE_SSL: 'verify-full' });
+    assert.equal(full?.rejectUnauthorized, true);
+    assert.equal(full?.checkServerIdentity, undefined);
+    assert.equal(await sslOf({}), undefined);
+    for (const query of ['sslmode=disable', 'sslmode=require', 'sslrootcert=/x', 'ssl=true']) {
+      assert.throws(
+        () =>
+          loadConfig({
+            DATABASE_URL: `postgres://u@db/x?${query}`,
+            DATABASE_SSL: 'verify-full',
+          }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.some(
+            (p) => p.setting === 'DATABASE_URL' && /override DATABASE_SSL/.test(p.message),
+          ),
+        query,
+      );
     }
   });
 });
