@@ -8,7 +8,14 @@ import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
 import { runReconcileCli } from '../reconcile/cli';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
-import { EXIT, InvalidStateError, NotFoundError, UsageError, type CommandResult } from './output';
+import {
+  EXIT,
+  inert,
+  InvalidStateError,
+  NotFoundError,
+  UsageError,
+  type CommandResult,
+} from './output';
 
 export const USAGE = `usage: onceflow <command> [options] [--json]
 
@@ -74,7 +81,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     };
     // With --json the error is a JSON document on stdout too, so a script parses one shape.
     if (json) process.stdout.write(`${JSON.stringify({ ...error, exitCode: code }, null, 2)}\n`);
-    process.stderr.write(`onceflow: ${error.message}\n`);
+    process.stderr.write(`onceflow: ${inert(error.message)}\n`);
     if (code === EXIT.usage) process.stderr.write(USAGE);
     else if (!(
       err instanceof NotFoundError ||

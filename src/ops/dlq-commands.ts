@@ -9,6 +9,7 @@ import {
   createProgress,
   EXIT,
   formatTable,
+  inert,
   parsePositiveInt,
   UsageError,
   type CommandResult,
@@ -85,9 +86,11 @@ export async function listDlq(ctx: OpsContext, argv: string[]): Promise<CommandR
         ]),
       ),
       `${all.length} message(s)${all.length > limit ? `, first ${limit} shown` : ''} · ` +
-        Object.entries(byReason)
-          .map(([r, n]) => `${r}: ${n}`)
-          .join(', '),
+        inert(
+          Object.entries(byReason)
+            .map(([r, n]) => `${r}: ${n}`)
+            .join(', '),
+        ),
     ].join('\n'),
   };
 }
@@ -226,9 +229,11 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
     `${JSON.stringify({ level: 30, time: Date.now(), name: 'ops', msg: 'dlq replay', ...audit })}\n`,
   );
   const verb = dryRun ? 'would replay' : cancelled ? 'cancelled; would have replayed' : 'replayed';
-  const reasons = Object.entries(countBy(routable))
-    .map(([r, n]) => `${r}: ${n}`)
-    .join(', ');
+  const reasons = inert(
+    Object.entries(countBy(routable))
+      .map(([r, n]) => `${r}: ${n}`)
+      .join(', '),
+  );
   return {
     json: {
       ...audit,
@@ -251,7 +256,7 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
       `audit: ${audit.by} ${verb} ${routable.length} message(s)${reasons ? ` (${reasons})` : ''}` +
         (alreadyReplayed ? `; ${alreadyReplayed} replayed before, skipped` : '') +
         (foreign.length
-          ? `; ${foreign.length} refused: source topic not in KAFKA_TOPICS (${[...new Set(foreign.map((e) => e.sourceTopic))].join(', ')})`
+          ? `; ${foreign.length} refused: source topic not in KAFKA_TOPICS (${inert([...new Set(foreign.map((e) => e.sourceTopic))].join(', '))})`
           : '') +
         (unroutable.length ? `; ${unroutable.length} without dlq-source-topic skipped` : ''),
     ].join('\n'),

@@ -1,6 +1,11 @@
 // The "current details" of an order in the Temporal Web UI: what the on-call person needs to
 // decide without reading code. Pure (used by workflow code).
 import type { OrderStatus } from './order-definitions';
+import { markdownCode, shellCommand } from '../util/shell-quote';
+
+/** A copy-paste command: the order ID comes from a producer, so it is quoted for the shell. */
+const cmd = (verb: string, orderId: string) =>
+  markdownCode(shellCommand(['npx', 'onceflow', 'orders', verb, orderId]));
 
 /** Markdown for setCurrentDetails: the step, the last error and, when parked, what to do. */
 export function currentDetailsOf(status: OrderStatus): string {
@@ -9,7 +14,7 @@ export function currentDetailsOf(status: OrderStatus): string {
     const id = status.orderId;
     lines.push(
       `**last error** (${status.parked.step}, since ${status.parked.since}): ${status.parked.error}`,
-      `**action expected** one of: \`npx onceflow orders retry ${id}\` (signal \`retryStep\`: run ${status.parked.step} again with the same key) · \`npx onceflow orders resolve ${id}\` (signal \`resolveStep\`: the effect is confirmed, continue) · \`npx onceflow orders cancel ${id}\` (signal \`cancelOrder\`: compensate)`,
+      `**action expected** one of: ${cmd('retry', id)} (signal \`retryStep\`: run ${status.parked.step} again with the same key) · ${cmd('resolve', id)} (signal \`resolveStep\`: the effect is confirmed, continue) · ${cmd('cancel', id)} (signal \`cancelOrder\`: compensate)`,
       `**key** \`${status.keys[status.parked.step]}\``,
     );
   }
