@@ -53,7 +53,7 @@ async function main(): Promise<void> {
 
   const stack = await startPreparedStack();
   const config = loadConfig();
-  const client = await connectClient(config.temporal);
+  const client = await connectClient(config);
   const pool = createPool(config.database);
   const kafka = createKafka(config.kafka, 'bench');
   try {

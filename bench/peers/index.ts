@@ -180,7 +180,9 @@ async function main(): Promise<void> {
         await waitFor(
           async () => (
             assertAlive([providers]),
-            (await fetch(`${providersUrl}/admin/faults`).catch(() => undefined))?.ok === true
+            // Any answer below 500 means it listens (the admin API itself wants a token).
+            ((await fetch(`${providersUrl}/admin/faults`).catch(() => undefined))?.status ?? 500) <
+              500
           ),
           { timeoutMs: 60_000, what: 'the sandbox providers' },
         );

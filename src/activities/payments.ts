@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { failureBody } from './failure-body';
 import { FAILURE_TYPES, postToProvider, type ProviderClientOptions } from './provider-http';
 
 export interface ChargePaymentInput {
@@ -58,7 +59,7 @@ export function createPaymentActivities(options: ProviderClientOptions) {
           type: FAILURE_TYPES.paymentDeclined,
           message: `payment for order ${input.orderId} declined`,
           nonRetryable: true,
-          details: [{ orderId: input.orderId, key: input.key, body }],
+          details: [{ orderId: input.orderId, key: input.key, body: failureBody(body) }],
         });
       }
       return { chargeId: String(body.id), amountMinor: Number(body.amountMinor) };

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { parseDurationMs } from '../util/duration';
 import type { TransientFailureDetails } from './transient-failure';
+import { failureBody } from './failure-body';
 
 /** Where the provider APIs live and how long one HTTP call may take. */
 export interface ProviderClientOptions {
@@ -176,13 +177,13 @@ export async function postToProvider(
       type: FAILURE_TYPES.idempotencyKeyReused,
       message: `${what}: idempotency key reused with a different request`,
       nonRetryable: true,
-      details: [{ endpoint, key: request.key, body }],
+      details: [{ endpoint, key: request.key, body: failureBody(body) }],
     });
   }
   throw ApplicationFailure.create({
     type: FAILURE_TYPES.providerRequestRejected,
     message: what,
     nonRetryable: true,
-    details: [{ endpoint, key: request.key, status, body }],
+    details: [{ endpoint, key: request.key, status, body: failureBody(body) }],
   });
 }

@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   const releaseLock = acquireChaosLock(stack.paths.root);
   const config = loadConfigOrExit();
   const pool = createPool(config.database, { schema: config.database.schema });
-  const client = await connectClient(config.temporal);
+  const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'chaos');
   const taken = new Set<number>();
   const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
@@ -98,7 +98,10 @@ async function main(argv: string[]): Promise<number> {
     const sampler = startSampler(client, scenario.prefix, startedAt);
     const { records, counts } = scenario.stream;
     const topic = config.kafka.topics[0]!;
-    const ctx: InjectContext = { fleet, stack, providersUrl, seed: args.seed, startedAt, log: say };
+    const ctx: InjectContext = {
+      ...{ fleet, stack, providersUrl, seed: args.seed, startedAt, log: say },
+      providersToken: config.providers.adminToken,
+    };
     const [injected] = await Promise.all([
       runSchedule(ctx, schedule),
       publishSpread(kafka, topic, records, args.durationMs * 0.6, startedAt),

@@ -9,11 +9,14 @@ import {
 import type { Fleet } from './fleet';
 import type { InjectedFault } from './report';
 import { describeFault, faultDetail, type ScheduledFault } from './schedule';
+import { adminHeaders } from '../providers/admin-auth';
 
 export interface InjectContext {
   fleet: Fleet;
   stack: RunningStack;
   providersUrl: string;
+  /** Bearer token of the providers' admin API (config.providers.adminToken). */
+  providersToken?: string;
   seed: number;
   /** Epoch ms the schedule's offsets count from. */
   startedAt: number;
@@ -39,7 +42,7 @@ async function putFaults(ctx: InjectContext): Promise<void> {
     endpoints[endpoint] = Object.assign({}, ...windows.values());
   const res = await fetch(`${ctx.providersUrl}/admin/faults`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...adminHeaders(ctx.providersToken) },
     body: JSON.stringify({ seed: ctx.seed, endpoints }),
   });
   if (!res.ok) throw new FaultInjectionError(`PUT /admin/faults: HTTP ${res.status}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDurationMs } from '../util/duration';
 import { ConfigError } from './config-error';
+import { KeyRingError, parseKeyRing, readKeyFile, type KeyRing } from '../temporal/key-ring';
 import {
   bool,
   hostPort,
@@ -61,6 +62,8 @@ export const DEFAULTS = {
    * 0 turns it off (the runtime cannot report a randomly chosen port).
    */
   WORKER_METRICS_PORT: '9465',
+  /** Interface of the worker's metrics endpoint; `0.0.0.0` in a container a scraper reaches. */
+  WORKER_METRICS_HOST: '127.0.0.1',
   /** Activities one worker runs at once. */
   WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
   /** Workflow tasks one worker runs at once. */
@@ -73,6 +76,8 @@ export const DEFAULTS = {
   BRIDGE_MAX_MESSAGE_BYTES: '1048576',
   /** Port of the bridge's Prometheus endpoint (GET /metrics); 0 picks a free one. */
   BRIDGE_METRICS_PORT: '9464',
+  /** Interface of the bridge's metrics endpoint; `0.0.0.0` in a container a scraper reaches. */
+  BRIDGE_METRICS_HOST: '127.0.0.1',
   /**
    * Kafka consumer-group session timeout. A bridge that dies holds its partitions until this
    * runs out, so it is also how long a crashed bridge's partitions wait before a restarted or
@@ -99,8 +104,35 @@ export const DEFAULTS = {
    * to the workflow inside each transient failure (see src/activities/provider-http.ts).
    */
   ORDER_TRANSIENT_RETRY_WINDOW: '1h',
+  /**
+   * `on` (default): every Temporal payload is AES-256-GCM encrypted and a key is required
+   * (ONCEFLOW_ENCRYPTION_KEYS or ONCEFLOW_ENCRYPTION_KEY_FILE; the local stack makes a dev key).
+   * `off` must be said explicitly: histories then hold customer data in plaintext.
+   */
+  ONCEFLOW_ENCRYPTION: 'on',
+  /** Interface the codec server binds (`npm run codec-server`); 0.0.0.0 only inside a container. */
+  CODEC_SERVER_HOST: '127.0.0.1',
+  /** Port of the codec server; 0 picks a free one. */
+  CODEC_SERVER_PORT: '8089',
+  /**
+   * `token` (default): every request needs `Authorization: Bearer $CODEC_SERVER_TOKEN` (the Web
+   * UI forwards the user's token to an HTTPS endpoint). `none`: loopback dev use only (the local
+   * stack's dev server UI sends no token).
+   */
+  CODEC_SERVER_AUTH: 'token',
+  /**
+   * How the bridge fills the CustomerId search attribute, which Temporal stores unencrypted:
+   * `hmac` (default) = `c_` + HMAC-SHA256 of the ID (key ONCEFLOW_SEARCH_HMAC_KEY, else derived
+   * from the current encryption key); `plain` = the ID as sent.
+   */
+  CUSTOMER_ID_SEARCH_ATTRIBUTE: 'hmac',
 } as const;
 
+/**
+ * DATABASE_SSL: `require` encrypts and verifies the certificate chain (against
+ * DATABASE_SSL_CA_PATH or the system CAs) but not the host name; `verify-full` checks both.
+ * There is no mode that encrypts without verifying: that protects against nobody.
+ */
 const sslMode = z.enum(
   ['disable', 'require', 'verify-full'],
   'must be disable, require or verify-full',
@@ -164,6 +196,8 @@ const envSchema = z.object({
     .min(0, 'must be 0..65535')
     .max(65535, 'must be 0..65535')
     .default(Number(DEFAULTS.WORKER_METRICS_PORT)),
+  WORKER_METRICS_HOST: nonEmpty.default(DEFAULTS.WORKER_METRICS_HOST),
+  BRIDGE_METRICS_HOST: nonEmpty.default(DEFAULTS.BRIDGE_METRICS_HOST),
   WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.default(
     Number(DEFAULTS.WORKER_MAX_CONCURRENT_ACTIVITIES),
   ),
@@ -200,6 +234,41 @@ const envSchema = z.object({
   ORDER_TRANSIENT_RETRY_WINDOW: duration.default(
     parseDurationMs(DEFAULTS.ORDER_TRANSIENT_RETRY_WINDOW)!,
   ),
+  /**
+   * Bearer token of the sandbox providers' admin API (/admin/*) and mail log (GET /v1/emails).
+   * Unset: those routes are refused. The local stack generates one. Secret.
+   */
+  PROVIDERS_ADMIN_TOKEN: nonEmpty.optional(),
+  ONCEFLOW_ENCRYPTION: z
+    .enum(['on', 'off'], 'must be on or off')
+    .default(DEFAULTS.ONCEFLOW_ENCRYPTION),
+  /** `id1:base64key,id2:base64key`: the first key encrypts, all decrypt (rotation). Secret. */
+  ONCEFLOW_ENCRYPTION_KEYS: nonEmpty.optional(),
+  /** A file with the same lines (one key per line); ignored when ONCEFLOW_ENCRYPTION_KEYS is set. */
+  ONCEFLOW_ENCRYPTION_KEY_FILE: nonEmpty.optional(),
+  CODEC_SERVER_HOST: nonEmpty.default(DEFAULTS.CODEC_SERVER_HOST),
+  CODEC_SERVER_PORT: z.coerce
+    .number('must be a port number')
+    .int('must be a port number')
+    .min(0, 'must be 0..65535')
+    .max(65535, 'must be 0..65535')
+    .default(Number(DEFAULTS.CODEC_SERVER_PORT)),
+  CODEC_SERVER_AUTH: z
+    .enum(['token', 'none'], 'must be token or none')
+    .default(DEFAULTS.CODEC_SERVER_AUTH),
+  /** Secret bearer token of the codec server. */
+  CODEC_SERVER_TOKEN: nonEmpty.optional(),
+  CUSTOMER_ID_SEARCH_ATTRIBUTE: z
+    .enum(['hmac', 'plain'], 'must be hmac or plain')
+    .default(DEFAULTS.CUSTOMER_ID_SEARCH_ATTRIBUTE),
+  /** Secret (base64, at least 16 bytes): keeps CustomerId HMACs stable across key rotations. */
+  ONCEFLOW_SEARCH_HMAC_KEY: z
+    .string()
+    .trim()
+    .refine((s) => Buffer.from(s, 'base64').length >= 16, 'must be base64 of at least 16 bytes')
+    .optional(),
+  /** The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL. */
+  CODEC_SERVER_CORS_ORIGIN: url.optional(),
 });
 
 /** Names of every environment variable the config module reads. */
@@ -254,6 +323,8 @@ export interface Config {
   worker: {
     /** Prometheus port of the Temporal runtime's exporter; 0 = off. */
     metricsPort: number;
+    /** Interface the metrics endpoint binds (default loopback). */
+    metricsHost: string;
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
   };
@@ -262,6 +333,8 @@ export interface Config {
     partitionsConcurrency: number;
     maxMessageBytes: number;
     metricsPort: number;
+    /** Interface the metrics endpoint binds (default loopback). */
+    metricsHost: string;
     /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
     sessionTimeoutMs: number;
     /** Days a DLQ topic keeps its messages (retention.ms of `<topic>.dlq`). */
@@ -275,6 +348,32 @@ export interface Config {
     url: string;
     /** Schema of the sandbox providers' tables. */
     dbSchema: string;
+    /** Secret token of the admin API and mail log; undefined = those routes are closed. */
+    adminToken?: string;
+  };
+  /** `npm run codec-server` (src/codec-server). */
+  codecServer: {
+    host: string;
+    port: number;
+    auth: 'token' | 'none';
+    token?: string;
+    /** Origin (scheme://host:port) the Web UI is served from. */
+    corsOrigin: string;
+  };
+  /** What Temporal stores unencrypted (src/temporal/customer-keyword.ts). */
+  searchAttributes: {
+    customerId: 'hmac' | 'plain';
+    /** HMAC key; undefined = derived from the current encryption key. */
+    hmacKey?: Buffer;
+  };
+  /** Payload encryption (src/temporal/data-converter.ts). */
+  encryption: {
+    /** True only when ONCEFLOW_ENCRYPTION=off was set explicitly. */
+    off: boolean;
+    /** The key ring; undefined when no key is configured (see requireEncryptionKey). */
+    ring?: KeyRing;
+    /** IDs of the ring's keys, current first (safe to log). */
+    keyIds: string[];
   };
   orders: {
     /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long a step retries a transient cause. */
@@ -307,8 +406,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const problems = crossCheck(e);
+  const encryption = loadKeyRing(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return toConfig(e);
+  return { ...toConfig(e), encryption };
+}
+
+function loadKeyRing(
+  e: Env,
+  problems: Array<{ setting: string; message: string }>,
+): Config['encryption'] {
+  const off = e.ONCEFLOW_ENCRYPTION === 'off';
+  try {
+    const ring = e.ONCEFLOW_ENCRYPTION_KEYS
+      ? parseKeyRing(e.ONCEFLOW_ENCRYPTION_KEYS, 'ONCEFLOW_ENCRYPTION_KEYS')
+      : e.ONCEFLOW_ENCRYPTION_KEY_FILE
+        ? readKeyFile(e.ONCEFLOW_ENCRYPTION_KEY_FILE, 'ONCEFLOW_ENCRYPTION_KEY_FILE')
+        : undefined;
+    return { off, ring: off ? undefined : ring, keyIds: ring ? [...ring.byId.keys()] : [] };
+  } catch (err) {
+    if (!(err instanceof KeyRingError)) throw err;
+    problems.push({ setting: err.setting, message: err.message.slice(err.setting.length + 2) });
+    return { off, keyIds: [] };
+  }
+}
+
+/**
+ * Every process that talks to Temporal calls this at start (loadConfigOrExit, and the data
+ * converter): without a key it refuses to run, unless encryption was turned off by name.
+ */
+export function requireEncryptionKey(config: Pick<Config, 'encryption'>): void {
+  if (config.encryption.off || config.encryption.ring) return;
+  throw new ConfigError([
+    {
+      setting: 'ONCEFLOW_ENCRYPTION_KEYS',
+      message:
+        'is required (or ONCEFLOW_ENCRYPTION_KEY_FILE): payloads are encrypted by default; ' +
+        'set ONCEFLOW_ENCRYPTION=off to run without encryption',
+    },
+  ]);
 }
 
 function crossCheck(e: Env): Array<{ setting: string; message: string }> {
@@ -340,6 +475,17 @@ function crossCheck(e: Env): Array<{ setting: string; message: string }> {
       message: 'is required when SASL credentials are set',
     });
   }
+  // pg lets TLS parameters in the URL override DATABASE_SSL (`?sslmode=disable` would turn TLS
+  // off, `?sslmode=require` would drop verification): one place decides, so the URL may not.
+  const urlTls = [...new URL(e.DATABASE_URL).searchParams.keys()].filter((k) =>
+    /^(ssl|sslmode|sslrootcert|sslcert|sslkey|sslnegotiation|uselibpqcompat)$/i.test(k),
+  );
+  if (urlTls.length > 0) {
+    problems.push({
+      setting: 'DATABASE_URL',
+      message: `must not set ${urlTls.join(', ')}: it would override DATABASE_SSL (=${e.DATABASE_SSL}); use DATABASE_SSL and DATABASE_SSL_CA_PATH`,
+    });
+  }
   if (e.DATABASE_SSL_CA_PATH && e.DATABASE_SSL === 'disable') {
     problems.push({
       setting: 'DATABASE_SSL',
@@ -349,7 +495,7 @@ function crossCheck(e: Env): Array<{ setting: string; message: string }> {
   return problems;
 }
 
-function toConfig(e: Env): Config {
+function toConfig(e: Env): Omit<Config, 'encryption'> {
   // An API key or a client certificate only makes sense over TLS (Temporal Cloud), so either
   // one turns TLS on unless the operator said otherwise.
   const tlsOn =
@@ -398,6 +544,7 @@ function toConfig(e: Env): Config {
     },
     worker: {
       metricsPort: e.WORKER_METRICS_PORT,
+      metricsHost: e.WORKER_METRICS_HOST,
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     },
@@ -406,6 +553,7 @@ function toConfig(e: Env): Config {
       partitionsConcurrency: e.BRIDGE_PARTITIONS_CONCURRENCY,
       maxMessageBytes: e.BRIDGE_MAX_MESSAGE_BYTES,
       metricsPort: e.BRIDGE_METRICS_PORT,
+      metricsHost: e.BRIDGE_METRICS_HOST,
       sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
       dlqRetentionDays: e.BRIDGE_DLQ_RETENTION_DAYS,
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
@@ -414,23 +562,76 @@ function toConfig(e: Env): Config {
     providers: {
       url: e.PROVIDERS_URL.replace(/\/+$/, ''),
       dbSchema: e.PROVIDERS_DB_SCHEMA,
+      adminToken: e.PROVIDERS_ADMIN_TOKEN,
+    },
+    searchAttributes: {
+      customerId: e.CUSTOMER_ID_SEARCH_ATTRIBUTE,
+      hmacKey: e.ONCEFLOW_SEARCH_HMAC_KEY
+        ? Buffer.from(e.ONCEFLOW_SEARCH_HMAC_KEY, 'base64')
+        : undefined,
+    },
+    codecServer: {
+      host: e.CODEC_SERVER_HOST,
+      port: e.CODEC_SERVER_PORT,
+      auth: e.CODEC_SERVER_AUTH,
+      token: e.CODEC_SERVER_TOKEN,
+      corsOrigin: new URL(e.CODEC_SERVER_CORS_ORIGIN ?? e.TEMPORAL_UI_URL).origin,
     },
     orders: { transientRetryWindowMs: e.ORDER_TRANSIENT_RETRY_WINDOW },
     logLevel: e.LOG_LEVEL,
   };
 }
 
-/** A copy safe to log: secrets and URL passwords replaced. */
+/** Query parameters that carry secrets in connection URLs (libpq, JDBC, API styles). */
+const SECRET_PARAMS =
+  /^(password|passwd|pwd|pass|sslpassword|secret|token|api[-_]?key|access[-_]?token)$/i;
+
+/**
+ * A URL safe to print: user info (name and password) and secret query parameters replaced
+ * by `***`. Not a URL: replaced whole, since it cannot be taken apart safely.
+ */
+export function redactUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '***';
+  }
+  if (url.username) url.username = '***';
+  if (url.password) url.password = '***';
+  for (const key of [...url.searchParams.keys()]) {
+    if (SECRET_PARAMS.test(key)) url.searchParams.set(key, '***');
+  }
+  return url.toString();
+}
+
+/** A copy safe to log: secrets and URL credentials replaced. */
 export function redactConfig(config: Config): Config {
-  const dbUrl = new URL(config.database.url);
-  if (dbUrl.password) dbUrl.password = '***';
   return {
     ...config,
-    temporal: { ...config.temporal, apiKey: config.temporal.apiKey ? '***' : undefined },
+    temporal: {
+      ...config.temporal,
+      uiUrl: redactUrl(config.temporal.uiUrl),
+      apiKey: config.temporal.apiKey ? '***' : undefined,
+    },
     kafka: {
       ...config.kafka,
       sasl: config.kafka.sasl ? { ...config.kafka.sasl, password: '***' } : undefined,
     },
-    database: { ...config.database, url: dbUrl.toString() },
+    database: { ...config.database, url: redactUrl(config.database.url) },
+    encryption: { ...config.encryption, ring: undefined },
+    providers: {
+      ...config.providers,
+      url: redactUrl(config.providers.url),
+      adminToken: config.providers.adminToken ? '***' : undefined,
+    },
+    searchAttributes: {
+      ...config.searchAttributes,
+      hmacKey: config.searchAttributes.hmacKey ? Buffer.from('***') : undefined,
+    },
+    codecServer: {
+      ...config.codecServer,
+      token: config.codecServer.token ? '***' : undefined,
+    },
   };
 }

@@ -1,12 +1,25 @@
-import { ConfigError, loadConfig, type Config } from './index';
+import { ConfigError, loadConfig, requireEncryptionKey, type Config } from './index';
+
+export interface LoadOptions {
+  /**
+   * Whether the process reads or writes Temporal payloads, and so needs an encryption key (or
+   * ONCEFLOW_ENCRYPTION=off). Default true; the sandbox providers pass false.
+   */
+  temporalPayloads?: boolean;
+}
 
 /**
  * For entry points: a bad setting stops the process at start with a message naming it
  * (exit code 78, EX_CONFIG), instead of a stack trace on first use.
  */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfigOrExit(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadOptions = {},
+): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    if (options.temporalPayloads !== false) requireEncryptionKey(config);
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -20,13 +20,18 @@ export interface CreatePoolOptions {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
-/** A pg pool from config; SSL `require` encrypts, `verify-full` also checks the server. */
+/**
+ * A pg pool from config. SSL `require` verifies the certificate chain, `verify-full` also
+ * the host name; the URL carries no TLS parameters (config rejects them, pg would let them win).
+ */
 export function createPool(database: Config['database'], options: CreatePoolOptions = {}): pg.Pool {
   const ssl =
     database.ssl === 'disable'
       ? undefined
       : {
-          rejectUnauthorized: database.ssl === 'verify-full',
+          rejectUnauthorized: true,
+          // `require`: the chain is checked, the name is not (a server reached by IP or alias).
+          ...(database.ssl === 'require' ? { checkServerIdentity: () => undefined } : {}),
           ca: database.sslCaPath ? readFileSync(database.sslCaPath, 'utf8') : undefined,
         };
   const schema = options.schema ?? database.schema;

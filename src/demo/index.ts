@@ -1,3 +1,4 @@
+import { redactUrl } from '../config';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../stack/cli';
@@ -37,7 +38,7 @@ async function main(): Promise<number> {
   const stack = await startPreparedStack();
   const config = loadConfigOrExit();
   const pool = createPool(config.database, { schema: config.database.schema });
-  const client = await connectClient(config.temporal);
+  const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'demo');
   const components: Component[] = [];
   try {
@@ -94,7 +95,7 @@ async function main(): Promise<number> {
         data,
         step: steps.get(orderId),
         cancelled: cancelled.has(orderId),
-        effects: await readOrderEffects(providersUrl, orderId),
+        effects: await readOrderEffects(providersUrl, orderId, config.providers.adminToken),
       });
     }
     const finalStock = new Map<string, number>();
@@ -142,7 +143,7 @@ async function main(): Promise<number> {
           ? '  stack                stopped'
           : '  stack                still running; `npm run stack:stop` stops it',
         '',
-        `Temporal Web UI: ${config.temporal.uiUrl}`,
+        `Temporal Web UI: ${redactUrl(config.temporal.uiUrl)}`,
         '',
       ].join('\n'),
     );

@@ -3,6 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { waitFor } from '../stack/wait';
 import type { OrderEffects } from './invariants';
+import { adminHeaders } from '../providers/admin-auth';
 
 /** Final OrderStep of every orderFulfillment workflow whose OrderId starts with `prefix`. */
 export async function readOrderSteps(client: Client, prefix: string): Promise<Map<string, string>> {
@@ -33,8 +34,11 @@ export async function countRunWorkflows(
 export async function readOrderEffects(
   providersUrl: string,
   orderId: string,
+  adminToken?: string,
 ): Promise<OrderEffects> {
-  const res = await fetch(`${providersUrl}/admin/ledger?orderId=${encodeURIComponent(orderId)}`);
+  const res = await fetch(`${providersUrl}/admin/ledger?orderId=${encodeURIComponent(orderId)}`, {
+    headers: adminHeaders(adminToken),
+  });
   if (!res.ok) throw new Error(`admin ledger for ${orderId}: HTTP ${res.status}`);
   return (await res.json()) as OrderEffects;
 }

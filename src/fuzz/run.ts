@@ -121,7 +121,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   );
   const kafka = createKafka(config.kafka, 'fuzz', kafkaLog);
   const pool = createPool(config.database, { schema });
-  const client = await connectClient(config.temporal);
+  const client = await connectClient(config);
   const fleet = new Fleet(
     {
       providers: { entry: 'src/providers/main.ts', readyUrl: `${providersUrl}/admin/faults` },

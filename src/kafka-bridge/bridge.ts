@@ -10,6 +10,7 @@ import { handleBatch } from './partition-batch';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
 import type { RouteTable } from './routes';
+import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
 export interface BridgeOptions {
@@ -116,7 +117,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
         batch,
         {
           routes: options.routes,
-          translateOptions: { maxBytes: config.bridge.maxMessageBytes },
+          translateOptions: {
+            maxBytes: config.bridge.maxMessageBytes,
+            customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
+          },
           ledger,
           start: (cmd, source, signal) =>
             options.client.withAbortSignal(signal, () =>

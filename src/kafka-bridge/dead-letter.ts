@@ -5,6 +5,7 @@ import { buildDlqMessage } from './dlq-message';
 import { buildDlqStub } from './dlq-stub';
 import type { BatchItem, StepContext, StepOutcome } from './message-step';
 import type { PoisonReason } from './poison';
+import { digestOf } from './log-digest';
 
 /**
  * Writes the DLQ record of a message; when the DLQ refuses the full record for something
@@ -66,6 +67,11 @@ export async function deadLetter(
     throw err;
   }
   deps.metrics.dlq.inc({ topic, reason });
-  ctx.log.warn({ offset, reason, error, stub }, 'dead-lettered');
+  // Sizes and hashes only: the error text may quote the body or a header value (personal
+  // data); the DLQ record keeps the full text.
+  ctx.log.warn(
+    { offset, reason, error: digestOf(error), value: digestOf(item.message.value), stub },
+    'dead-lettered',
+  );
   return { kind: 'dead-lettered', reason, stub };
 }

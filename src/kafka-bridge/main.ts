@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { ConfigError, redactConfig } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { createLogger } from '../logger';
 import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
-import { temporalConnectionOptions } from '../temporal/connection';
+import { createClient, temporalConnectionOptions } from '../temporal/connection';
 import { startBridge } from './bridge';
 import { checkCodecs, CodecSelfTestError } from './codecs';
 import { createKafka } from './kafka-client';
@@ -39,12 +39,16 @@ async function main(): Promise<void> {
 
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
   const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = createClient(connection, config);
   const pool = createPool(config.database, {
     onIdleError: (err) => log.warn({ err: err.message }, 'idle Postgres connection lost'),
   });
   const metrics = createBridgeMetrics();
-  const server = await serveMetrics(metrics.registry, config.bridge.metricsPort);
+  const server = await serveMetrics(
+    metrics.registry,
+    config.bridge.metricsPort,
+    config.bridge.metricsHost,
+  );
   try {
     await migrate(pool, { schema: config.database.schema });
     const bridge = await startBridge({

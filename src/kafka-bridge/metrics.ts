@@ -101,7 +101,7 @@ export type BridgeMetrics = ReturnType<typeof createBridgeMetrics>;
 export async function serveMetrics(
   registry: Registry,
   port: number,
-  host = '0.0.0.0',
+  host = '127.0.0.1', // closed by default; BRIDGE_METRICS_HOST opens it (issue 17)
 ): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.url === '/metrics') {

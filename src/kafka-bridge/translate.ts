@@ -10,7 +10,10 @@ import type { RouteTable } from './routes';
 import { boundKeyword, MAX_SUMMARY_BYTES, truncateText } from './temporal-limits';
 
 /** Options of translateMessage; see ParseEnvelopeOptions for `maxBytes` and `keyMismatch`. */
-export type TranslateOptions = ParseEnvelopeOptions;
+export type TranslateOptions = ParseEnvelopeOptions & {
+  /** Turns a customer ID into its CustomerId value (default: as sent); see customer-keyword.ts. */
+  customerKeyword?: (customerId: string) => string;
+};
 
 /**
  * Values for the Keyword search attributes the Web UI queries on (ARCHITECTURE.md,
@@ -190,7 +193,9 @@ function doTranslate(
       EventId: boundKeyword(envelope.eventId),
       EventType: boundKeyword(envelope.eventType),
       ...(orderId !== undefined ? { OrderId: boundKeyword(orderId) } : {}),
-      ...(customerId !== undefined ? { CustomerId: boundKeyword(customerId) } : {}),
+      ...(customerId !== undefined
+        ? { CustomerId: boundKeyword(options.customerKeyword?.(customerId) ?? customerId) }
+        : {}),
     },
     memo: {
       identity,

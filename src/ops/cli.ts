@@ -10,7 +10,14 @@ import { runReconcileCli } from '../reconcile/cli';
 import { signalAll } from './bulk-commands';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
 import { pauseOrders, resumeOrders } from './pause-commands';
-import { EXIT, InvalidStateError, NotFoundError, UsageError, type CommandResult } from './output';
+import {
+  EXIT,
+  inert,
+  InvalidStateError,
+  NotFoundError,
+  UsageError,
+  type CommandResult,
+} from './output';
 
 export const USAGE = `usage: onceflow <command> [options] [--json]
 
@@ -27,7 +34,7 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
   dlq list [--reason R] [--topic T] [--limit N]
-  dlq replay [--reason R] [--topic T] [--dry-run]
+  dlq replay [--reason R] [--topic T] [--dry-run] [--yes]   (asks unless --yes; replays each entry once)
   ledger reap [--older-than-days D]
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
@@ -87,7 +94,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     };
     // With --json the error is a JSON document on stdout too, so a script parses one shape.
     if (json) process.stdout.write(`${JSON.stringify({ ...error, exitCode: code }, null, 2)}\n`);
-    process.stderr.write(`onceflow: ${error.message}\n`);
+    process.stderr.write(`onceflow: ${inert(error.message)}\n`);
     if (code === EXIT.usage) process.stderr.write(USAGE);
     else if (!(
       err instanceof NotFoundError ||

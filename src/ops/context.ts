@@ -18,7 +18,7 @@ export class OpsContext {
   constructor(readonly config: Config) {}
 
   temporal(): Promise<Client> {
-    this.client ??= connectClient(this.config.temporal);
+    this.client ??= connectClient(this.config);
     return this.client;
   }
 

@@ -1,10 +1,15 @@
+import { hostname, userInfo } from 'node:os';
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { dlqTopicOf } from '../config';
 import type { OpsContext } from './context';
 import { readDlq, replayHeaders, type DlqEntry } from './dlq-reader';
+import { markReplayed, readReplayMarks } from './dlq-replay-marks';
 import {
   createProgress,
+  EXIT,
   formatTable,
+  inert,
   parsePositiveInt,
   UsageError,
   type CommandResult,
@@ -81,32 +86,100 @@ export async function listDlq(ctx: OpsContext, argv: string[]): Promise<CommandR
         ]),
       ),
       `${all.length} message(s)${all.length > limit ? `, first ${limit} shown` : ''} · ` +
-        Object.entries(byReason)
-          .map(([r, n]) => `${r}: ${n}`)
-          .join(', '),
+        inert(
+          Object.entries(byReason)
+            .map(([r, n]) => `${r}: ${n}`)
+            .join(', '),
+        ),
     ].join('\n'),
   };
 }
 
+/** Header a replayed message carries: which DLQ entry it came from (`topic/partition/offset`). */
+export const REPLAY_OF_HEADER = 'onceflow-replay-of';
+
+/** Who runs the command, for the audit line. */
+function operatorName(): string {
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}@${hostname()}`;
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${question} [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function countBy(entries: DlqEntry[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of entries) out[e.reason ?? '?'] = (out[e.reason ?? '?'] ?? 0) + 1;
+  return out;
+}
+
 /**
- * `dlq replay [--reason R] [--topic T] [--dry-run]`: republishes to the source topic with the
- * original key and headers. Safe to run twice: the bridge derives the same identity from the
- * same headers and deduplicates whatever was already started; what is still poison lands in
- * the DLQ again with its first-failure time and a higher count.
+ * `dlq replay [--reason R] [--topic T] [--dry-run] [--yes]`: republishes each DLQ entry not
+ * replayed before to its source topic, with the original key and headers plus
+ * `onceflow-replay-of`. Safe to run twice: what a run replayed is marked in Kafka
+ * (dlq-replay-marks.ts), so the next run offers only newer entries, and a still-poison
+ * entry that fails again is one new entry, not a doubling. Only topics in KAFKA_TOPICS are
+ * written to: an entry naming another topic in `dlq-source-topic` (anyone who can write to
+ * the DLQ can set it) is refused. Asks before sending unless `--yes`; prints and logs an
+ * audit line (who, how many, which reasons).
  */
 export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<CommandResult> {
   const { values } = parseArgs({
     args: argv,
-    options: { ...OPTIONS, 'dry-run': { type: 'boolean' } },
+    options: { ...OPTIONS, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } },
     strict: true,
   });
-  const entries = await readAll(ctx, values.topic, values.reason);
-  const unroutable = entries.filter((e) => !e.sourceTopic);
-  const routable = entries.filter((e) => e.sourceTopic);
+  const kafka = ctx.kafkaClient();
+  const groupId = ctx.config.kafka.groupId;
+  const allowed = new Set(ctx.config.kafka.topics);
+  const snapshots: Array<{ dlqTopic: string; ends: ReadonlyMap<number, bigint> }> = [];
+  const fresh: DlqEntry[] = [];
+  let alreadyReplayed = 0;
+  for (const dlqTopic of dlqTopics(ctx, values.topic)) {
+    let ends: ReadonlyMap<number, bigint> = new Map();
+    const all = await readDlq(kafka, dlqTopic, { onEnds: (e) => (ends = e) });
+    snapshots.push({ dlqTopic, ends });
+    const matching =
+      values.reason === undefined ? all : all.filter((e) => e.reason === values.reason);
+    const marks = await readReplayMarks(
+      kafka,
+      groupId,
+      dlqTopic,
+      new Set(matching.map((e) => e.reason)),
+    );
+    for (const e of matching) {
+      if (BigInt(e.offset) < marks(e.reason, e.partition)) alreadyReplayed++;
+      else fresh.push(e);
+    }
+  }
+  const unroutable = fresh.filter((e) => !e.sourceTopic);
+  const foreign = fresh.filter((e) => e.sourceTopic && !allowed.has(e.sourceTopic));
+  const routable = fresh.filter((e) => e.sourceTopic && allowed.has(e.sourceTopic));
   const plan = routable.map((e) => ({ ...describeEntry(e), replayTo: e.sourceTopic! }));
   const dryRun = values['dry-run'] ?? false;
-  if (!dryRun && routable.length > 0) {
-    const producer = ctx.kafkaClient().producer({ allowAutoTopicCreation: false });
+  let cancelled = false;
+  if (!dryRun && routable.length > 0 && !values.yes) {
+    if (!process.stdin.isTTY) {
+      throw new UsageError(
+        `dlq replay would send ${routable.length} message(s): confirm with --yes (or see them with --dry-run)`,
+      );
+    }
+    const targets = [...new Set(routable.map((e) => e.sourceTopic!))].join(', ');
+    cancelled = !(await confirm(`Replay ${routable.length} message(s) to ${targets}?`));
+  }
+  const live = !dryRun && !cancelled;
+  if (live && routable.length > 0) {
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     const progress = createProgress('replaying', routable.length);
     try {
@@ -119,7 +192,10 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
             messages: list.map((e) => ({
               key: e.key,
               value: e.value,
-              headers: replayHeaders(e.headers),
+              headers: {
+                ...replayHeaders(e.headers),
+                [REPLAY_OF_HEADER]: `${e.dlqTopic}/${e.partition}/${e.offset}`,
+              },
             })),
           })),
         });
@@ -129,13 +205,40 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
       await producer.disconnect();
     }
   }
-  const verb = dryRun ? 'would replay' : 'replayed';
+  // Marked only after every send succeeded: a failed run is repeated whole (the bridge
+  // deduplicates what it already started), never half-forgotten.
+  if (live) {
+    for (const { dlqTopic, ends } of snapshots) {
+      await markReplayed(kafka, groupId, values.reason, dlqTopic, ends);
+    }
+  }
+  const replayed = live ? routable.length : 0;
+  const audit = {
+    by: operatorName(),
+    replayed,
+    reasons: countBy(live ? routable : []),
+    dryRun,
+    cancelled,
+    alreadyReplayed,
+    refusedForeignTopic: foreign.length,
+    skippedWithoutSource: unroutable.length,
+    dlqTopics: snapshots.map((x) => x.dlqTopic),
+  };
+  // The audit line goes to stderr as a JSON log line too, so it lands in whatever collects logs.
+  process.stderr.write(
+    `${JSON.stringify({ level: 30, time: Date.now(), name: 'ops', msg: 'dlq replay', ...audit })}\n`,
+  );
+  const verb = dryRun ? 'would replay' : cancelled ? 'cancelled; would have replayed' : 'replayed';
+  const reasons = inert(
+    Object.entries(countBy(routable))
+      .map(([r, n]) => `${r}: ${n}`)
+      .join(', '),
+  );
   return {
     json: {
-      dryRun,
-      replayed: dryRun ? 0 : routable.length,
-      matched: entries.length,
-      skippedWithoutSource: unroutable.length,
+      ...audit,
+      matched: fresh.length + alreadyReplayed,
+      refused: foreign.map(describeEntry),
       messages: plan,
     },
     human: [
@@ -150,9 +253,14 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
           m.replayTo,
         ]),
       ),
-      `${verb} ${routable.length} message(s)` +
+      `audit: ${audit.by} ${verb} ${routable.length} message(s)${reasons ? ` (${reasons})` : ''}` +
+        (alreadyReplayed ? `; ${alreadyReplayed} replayed before, skipped` : '') +
+        (foreign.length
+          ? `; ${foreign.length} refused: source topic not in KAFKA_TOPICS (${inert([...new Set(foreign.map((e) => e.sourceTopic))].join(', '))})`
+          : '') +
         (unroutable.length ? `; ${unroutable.length} without dlq-source-topic skipped` : ''),
     ].join('\n'),
+    exitCode: cancelled ? EXIT.failure : undefined,
   };
 }
 

@@ -24,6 +24,8 @@ export interface DlqEntry {
 export interface ReadDlqOptions {
   /** Give up when the end is not reached in this time. Default: 60 000 ms. */
   timeoutMs?: number;
+  /** Told the snapshot's end offset per partition (what `dlq replay` marks as handled). */
+  onEnds?: (ends: ReadonlyMap<number, bigint>) => void;
 }
 
 /** Reading a DLQ did not reach the high watermarks in time. */
@@ -67,6 +69,7 @@ export async function readDlq(
   options: ReadDlqOptions = {},
 ): Promise<DlqEntry[]> {
   const ends = await highWatermarks(kafka, dlqTopic);
+  options.onEnds?.(ends);
   if (ends.size === 0) return [];
   const groupId = `onceflow-ops-dlq-${randomBytes(6).toString('hex')}`;
   const consumer = kafka.consumer({ groupId });

@@ -1,3 +1,4 @@
+import { adminHeaders } from '../providers/admin-auth';
 import { parseArgs } from 'node:util';
 import { findOrderClaim } from '../db/order-claim-store';
 import { findReservation } from '../inventory/reservation-store';
@@ -92,9 +93,10 @@ export async function listOrders(ctx: OpsContext, argv: string[]): Promise<Comma
   };
 }
 
-async function fetchProviderLedger(url: string, orderId: string) {
+async function fetchProviderLedger(url: string, orderId: string, token?: string) {
   try {
     const res = await fetch(`${url}/admin/ledger?orderId=${encodeURIComponent(orderId)}`, {
+      headers: adminHeaders(token),
       signal: AbortSignal.timeout(5000),
     });
     if (!res.ok) return { error: `GET /admin/ledger: HTTP ${res.status}` };
@@ -130,7 +132,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
       : undefined;
   const keys = stepKeys(orderId);
   const [providerLedger, reservation] = await Promise.all([
-    fetchProviderLedger(ctx.config.providers.url, orderId),
+    fetchProviderLedger(ctx.config.providers.url, orderId, ctx.config.providers.adminToken),
     findReservation(ctx.db(), keys.reserve).catch((err: unknown) => ({
       error: (err as Error).message,
     })),

@@ -38,9 +38,33 @@ export interface CommandResult {
   exitCode?: number;
 }
 
+// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text safe to print on an operator's terminal: control characters (ANSI escape sequences,
+ * carriage returns, bidi overrides) shown as visible escapes (`\x1b`, `\n`, `\u202e`), so
+ * DLQ keys, order IDs and error texts from producers cannot rewrite the screen.
+ */
+export function inert(text: string): string {
+  return text.replace(UNSAFE_CHARS, (ch) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+    const code = ch.charCodeAt(0);
+    return (
+      named[ch] ??
+      (code <= 0xff
+        ? `\\x${code.toString(16).padStart(2, '0')}`
+        : `\\u${code.toString(16).padStart(4, '0')}`)
+    );
+  });
+}
+
 /** A plain text table: columns padded to the widest cell; `-` for empty cells. */
 export function formatTable(headers: string[], rows: Array<Array<string | number | undefined>>) {
-  const cells = rows.map((r) => r.map((c) => (c === undefined || c === '' ? '-' : String(c))));
+  const cells = rows.map((r) =>
+    r.map((c) => (c === undefined || c === '' ? '-' : inert(String(c)))),
+  );
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
   const line = (r: string[]) =>
     r
@@ -53,7 +77,9 @@ export function formatTable(headers: string[], rows: Array<Array<string | number
 /** `key: value` lines for one record, keys aligned. */
 export function formatFields(fields: Array<[string, string | number | undefined]>): string {
   const width = Math.max(...fields.map(([k]) => k.length));
-  return fields.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v ?? '-'}`).join('\n');
+  return fields
+    .map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === undefined ? '-' : inert(String(v))}`)
+    .join('\n');
 }
 
 /** Parses `90s`, `10m`, `2h`, `3d` into milliseconds; a UsageError for anything else. */

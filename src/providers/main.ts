@@ -9,7 +9,7 @@ import { startProviders } from './server';
  * their tables in PROVIDERS_DB_SCHEMA. Faults start off; set them with PUT /admin/faults.
  */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(process.env, { temporalPayloads: false });
   const log = createLogger('providers', config.logLevel);
   const schema = config.providers.dbSchema;
   const pool = createPool(config.database, { schema });
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     pool,
     port: Number(url.port || 80),
     host: url.hostname,
+    adminToken: config.providers.adminToken,
     onError: (err) => log.error({ err }, 'provider request failed'),
   });
   log.info({ url: providers.url, schema }, 'sandbox providers listening');

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
+import { isPrivilegedRoute, requireAdminToken } from './admin-auth';
 import { routeAdmin } from './admin-routes';
 import { FaultInjector, type FaultSettings } from './faults';
 import { errorBody, HttpError, sendJson } from './http-util';
@@ -25,6 +26,11 @@ export interface StartProvidersOptions {
   reapIntervalMs?: number;
   /** Initial fault settings (seed and per-endpoint faults). Default: seed 1, no faults. */
   faults?: FaultSettings;
+  /**
+   * Bearer token the admin API and the mail log require; undefined = those routes refused.
+   * Default: undefined (closed).
+   */
+  adminToken?: string;
   /** Called with unexpected errors (logged by the caller). Default: ignore. */
   onError?: (err: unknown) => void;
 }
@@ -51,6 +57,7 @@ export async function startProviders(options: StartProvidersOptions): Promise<Ru
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://providers');
     try {
+      if (isPrivilegedRoute(req.method, url.pathname)) requireAdminToken(req, options.adminToken);
       const served =
         (await routePayments(ctx, req, res, url)) ||
         (await routeMail(ctx, req, res, url)) ||

@@ -48,7 +48,7 @@ export async function runReconcileCli(argv: string[]): Promise<number> {
   const kafka = createKafka(config.kafka, 'reconcile');
   let client;
   try {
-    client = await connectClient(config.temporal);
+    client = await connectClient(config);
     const report = await runReconcile(
       { kafka, client, pool },
       {
@@ -56,6 +56,7 @@ export async function runReconcileCli(argv: string[]): Promise<number> {
         prefix: args.prefix,
         schema,
         providersUrl,
+        providersToken: config.providers.adminToken,
         routes,
         translateOptions: { maxBytes: config.bridge.maxMessageBytes },
         stuckAfterMs: args.stuckAfterMs,

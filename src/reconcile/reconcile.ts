@@ -39,6 +39,8 @@ export interface ReconcileOptions {
   schema: string;
   /** Base URL of the providers (config.providers.url). */
   providersUrl: string;
+  /** Bearer token of the providers' admin API (config.providers.adminToken). */
+  providersToken?: string;
   /** The bridge's route table (buildRouteTable(config.bridge.extraRoutes)). */
   routes: RouteTable;
   /** As the bridge translates (config.bridge.maxMessageBytes). */
@@ -194,7 +196,10 @@ export async function runReconcile(
     ...topicFacts.events.flatMap((e) => (e.orderId ? [e.orderId] : [])),
     ...workflows.flatMap((w) => (w.orderId ? [w.orderId] : [])),
   ]);
-  const effects = await readOrderEffects(orderIds, { providersUrl: options.providersUrl });
+  const effects = await readOrderEffects(orderIds, {
+    providersUrl: options.providersUrl,
+    adminToken: options.providersToken,
+  });
   const facts: ReconcileFacts = {
     events: topicFacts.events,
     poison: topicFacts.poison,

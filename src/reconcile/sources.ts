@@ -4,6 +4,7 @@ import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
 import { runLimited } from '../kafka-bridge/run-limited';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
+import { adminHeaders } from '../providers/admin-auth';
 
 /** A source reconcile reads from failed; names the source, keeps the cause. */
 export class ReconcileSourceError extends Error {
@@ -157,6 +158,8 @@ export async function readWorkflows(
 export interface ReadOrderEffectsOptions {
   /** Base URL of the providers (config.providers.url). */
   providersUrl: string;
+  /** Bearer token of the admin API (config.providers.adminToken). */
+  adminToken?: string;
   /** Admin requests in flight at once. Default: 16. */
   concurrency?: number;
 }
@@ -171,7 +174,7 @@ export async function readOrderEffects(
     const url = `${options.providersUrl}/admin/ledger?orderId=${encodeURIComponent(orderId)}`;
     let res: Response;
     try {
-      res = await fetch(url);
+      res = await fetch(url, { headers: adminHeaders(options.adminToken) });
     } catch (err) {
       throw new ReconcileSourceError(`the providers' ledger at ${url}`, err);
     }

@@ -1,3 +1,4 @@
+import { redactUrl } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { prepareServices } from '../setup';
 import { startStack, stopStack, type RunningStack } from './stack';
@@ -8,7 +9,9 @@ function describe(stack: RunningStack): string {
     `Temporal      ${env.TEMPORAL_ADDRESS}`,
     `Temporal UI   ${env.TEMPORAL_UI_URL}`,
     `Kafka         ${env.KAFKA_BROKERS}`,
-    `PostgreSQL    ${env.DATABASE_URL}`,
+    `PostgreSQL    ${redactUrl(env.DATABASE_URL)}`,
+    `keys          ${env.ONCEFLOW_ENCRYPTION_KEY_FILE ?? '(none)'}`,
+    `codec server  ${stack.state.codecUrl ?? '(none)'}`,
     `versions      ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,

@@ -22,6 +22,10 @@ export interface StackPaths {
   kafkaData: string;
   kafkaConfig: string;
   postgresData: string;
+  /** The local stack's dev encryption key ring (created once, mode 0600). */
+  encryptionKeys: string;
+  /** The local stack's sandbox-providers admin token (created once, mode 0600). */
+  providersAdminToken: string;
   /** Pids and addresses of a running stack, for `stack:stop` and for reuse. */
   stateFile: string;
 }
@@ -40,6 +44,8 @@ export function stackPaths(
     kafkaData: resolve(r, 'kafka', 'data'),
     kafkaConfig: resolve(r, 'kafka', 'config'),
     postgresData: resolve(r, 'postgres', 'data'),
+    encryptionKeys: resolve(r, 'encryption-keys'),
+    providersAdminToken: resolve(r, 'providers-admin-token'),
     stateFile: resolve(r, 'stack.json'),
   };
 }

@@ -7,8 +7,10 @@ import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 import { installKafka, startKafka, waitForKafka } from './kafka';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
 import { runCommand } from './run-command';
+import { ensureDevKeyFile, ensureDevToken } from '../temporal/key-ring';
+import { startCodecService, waitForCodec } from './codec';
 
-type ServiceName = 'temporal' | 'kafka' | 'postgres';
+type ServiceName = 'temporal' | 'kafka' | 'postgres' | 'codec';
 
 /** What `.onceflow/stack.json` records about a running stack. */
 export interface StackState {
@@ -20,7 +22,13 @@ export interface StackState {
     TEMPORAL_UI_URL: string;
     KAFKA_BROKERS: string;
     DATABASE_URL: string;
+    /** The dev key ring, so the default path is the encrypted one (issue 17). */
+    ONCEFLOW_ENCRYPTION_KEY_FILE?: string;
+    /** Token of the sandbox providers' admin API and mail log (issue 17). */
+    PROVIDERS_ADMIN_TOKEN?: string;
   };
+  /** The codec server the dev server's Web UI decrypts payloads through (issue 17). */
+  codecUrl?: string;
   /** Ports the stack's own services listen on. */
   ports: number[];
   versions: Record<string, string>;
@@ -96,6 +104,18 @@ function tailOf(file: string): string {
   return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
 }
 
+/** Secrets the stack's processes use: the operator's own, or the stack's dev ones. */
+function devKeyEnv(
+  env: NodeJS.ProcessEnv,
+  paths: StackPaths,
+): { ONCEFLOW_ENCRYPTION_KEY_FILE: string; PROVIDERS_ADMIN_TOKEN: string } {
+  return {
+    ONCEFLOW_ENCRYPTION_KEY_FILE:
+      env.ONCEFLOW_ENCRYPTION_KEY_FILE || ensureDevKeyFile(paths.encryptionKeys),
+    PROVIDERS_ADMIN_TOKEN: env.PROVIDERS_ADMIN_TOKEN || ensureDevToken(paths.providersAdminToken),
+  };
+}
+
 /**
  * Starts the local stack, or reuses one that is already running from the same folder.
  * Services named by TEMPORAL_ADDRESS, KAFKA_BROKERS or DATABASE_URL are used as they are.
@@ -111,7 +131,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const alive = Object.values(previous.pids).every((pid) => isAlive(pid));
     if (alive) {
       log('reusing the stack that is already running');
-      return { state: previous, paths, owned: false, stop: async () => undefined };
+      const state = { ...previous, env: { ...previous.env, ...devKeyEnv(env, paths) } };
+      return { state, paths, owned: false, stop: async () => undefined };
     }
     log('cleaning up a stack left behind by an earlier run');
     await stopStack(paths);
@@ -139,6 +160,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     kafka: await pickPort(envPort(env, 'ONCEFLOW_KAFKA_PORT', 9092), taken),
     controller: await pickPort(envPort(env, 'ONCEFLOW_KAFKA_CONTROLLER_PORT', 9093), taken),
     postgres: await pickPort(envPort(env, 'ONCEFLOW_POSTGRES_PORT', 55432), taken),
+    codec: await pickPort(envPort(env, 'ONCEFLOW_CODEC_PORT', 8089), taken),
   };
 
   const state: StackState = {
@@ -148,6 +170,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       TEMPORAL_UI_URL: env.TEMPORAL_UI_URL || `http://127.0.0.1:${ports.ui}`,
       KAFKA_BROKERS: env.KAFKA_BROKERS || `127.0.0.1:${ports.kafka}`,
       DATABASE_URL: env.DATABASE_URL || '',
+      ...devKeyEnv(env, paths),
     },
     ports: [],
     versions: {
@@ -167,10 +190,20 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const started = Date.now();
     const waits: Promise<unknown>[] = [];
     if (temporalBin) {
-      state.pids.temporal = startTemporal(paths, temporalBin, {
-        grpc: ports.temporal,
-        ui: ports.ui,
+      state.codecUrl = `http://127.0.0.1:${ports.codec}`;
+      state.pids.codec = startCodecService(paths, {
+        port: ports.codec,
+        uiUrl: state.env.TEMPORAL_UI_URL,
+        keyFile: state.env.ONCEFLOW_ENCRYPTION_KEY_FILE!,
       });
+      state.ports.push(ports.codec);
+      waits.push(waitForCodec(ports.codec, timeoutMs));
+      state.pids.temporal = startTemporal(
+        paths,
+        temporalBin,
+        { grpc: ports.temporal, ui: ports.ui },
+        { codecEndpoint: state.codecUrl },
+      );
       state.ports.push(ports.temporal, ports.ui);
       const version = await runCommand(temporalBin, ['--version']);
       state.versions.temporalServer = /Server ([\d.]+)/.exec(version)?.[1] ?? '?';
@@ -205,7 +238,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     return running;
   } catch (err) {
     await stopStack(paths);
-    const logs = (['temporal', 'kafka', 'postgres'] as const)
+    const logs = (['temporal', 'kafka', 'postgres', 'codec'] as const)
       .map((n) => `--- ${n}.log (tail) ---\n${tailOf(join(paths.logs, `${n}.log`))}`)
       .join('\n');
     throw new Error(`stack failed to start: ${(err as Error).message}\n${logs}`, { cause: err });

@@ -101,7 +101,12 @@ export async function installTemporal(
 }
 
 /** Starts `temporal server start-dev` with a SQLite file (history survives restarts) and the Web UI. */
-export function startTemporal(paths: StackPaths, bin: string, ports: TemporalPorts): number {
+export function startTemporal(
+  paths: StackPaths,
+  bin: string,
+  ports: TemporalPorts,
+  options: { codecEndpoint?: string } = {},
+): number {
   mkdirSync(dirname(paths.temporalDb), { recursive: true });
   const args = [
     'server',
@@ -136,6 +141,8 @@ export function startTemporal(paths: StackPaths, bin: string, ports: TemporalPor
     '--dynamic-config-value',
     'frontend.MaxConcurrentBatchOperationPerNamespace=10',
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    // The Web UI decrypts payloads through the stack's codec server (issue 17).
+    ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
   ];
   return spawnService({
     name: 'temporal',

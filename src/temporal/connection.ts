@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import type { Config } from '../config';
+import { dataConverterFor } from './data-converter';
 
 type TlsOption = ConnectionOptions['tls'];
 
@@ -27,10 +28,28 @@ export function temporalConnectionOptions(temporal: Config['temporal']): Connect
   };
 }
 
+/**
+ * A client on an open connection, with the configured namespace and the encrypting data
+ * converter: every Client in onceflow (and its tests) is made here.
+ */
+export function createClient(
+  connection: Connection,
+  config: Pick<Config, 'temporal' | 'encryption'>,
+): Client {
+  return new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    dataConverter: dataConverterFor(config),
+  });
+}
+
 /** A Temporal client for starting, signalling and describing workflows. */
-export async function connectClient(temporal: Config['temporal']): Promise<Client> {
-  const connection = await Connection.connect(temporalConnectionOptions(temporal));
-  return new Client({ connection, namespace: temporal.namespace });
+export async function connectClient(
+  config: Pick<Config, 'temporal' | 'encryption'>,
+): Promise<Client> {
+  const converter = dataConverterFor(config); // no key: fail before dialling
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
+  return new Client({ connection, namespace: config.temporal.namespace, dataConverter: converter });
 }
 
 /** The worker's native (Rust core) connection, with the same settings as the client's. */

@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createActivities, type ActivityDeps } from '../activities';
+import { dataConverterFor } from '../temporal/data-converter';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -18,6 +19,8 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: config.temporal.namespace,
+    // Same converter as every client: histories hold only ciphertext (issue 17).
+    dataConverter: dataConverterFor(config),
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }

@@ -16,9 +16,9 @@ async function main(): Promise<void> {
   const log = createLogger('worker', config.logLevel);
   log.info({ config: redactConfig(config) }, 'starting worker');
   // Before the first connection: the runtime (and its Prometheus exporter) is created once.
-  const metricsOn = installWorkerMetrics(config.worker.metricsPort, log);
+  const metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
   const connection = await connectWorker(config.temporal);
-  const client = metricsOn ? await connectClient(config.temporal) : undefined;
+  const client = metricsOn ? await connectClient(config) : undefined;
   const stopGauge = client ? startParkedGauge(client, log) : undefined;
   if (metricsOn) log.info({ port: config.worker.metricsPort }, 'worker metrics on /metrics');
   const pool = createPool(config.database, { schema: config.database.schema });

@@ -8,6 +8,11 @@ export const ORDERS_PARKED_METRIC = 'onceflow_orders_parked';
 /** The visibility query whose count is the gauge (the same query works in the Web UI). */
 export const PARKED_QUERY = `WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND OrderStep = 'needs_attention'`;
 
+/** `host:port` for the runtime's exporter (IPv6 hosts in brackets); loopback unless opened. */
+export function metricsBindAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /**
  * Installs the Temporal runtime with its Prometheus exporter on `port` (GET /metrics), so
  * the SDK's worker metrics (temporal_*) and onceflow's own gauges are scraped beside the
@@ -15,11 +20,13 @@ export const PARKED_QUERY = `WorkflowType = 'orderFulfillment' AND ExecutionStat
  * a warning, when the port is taken: a worker without metrics still fulfils orders, and a
  * crash loop over a port would not.
  */
-export function installWorkerMetrics(port: number, log: Logger): boolean {
+export function installWorkerMetrics(port: number, log: Logger, host = '127.0.0.1'): boolean {
   if (port === 0) return false;
   try {
     Runtime.install({
-      telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${port}` } } },
+      telemetryOptions: {
+        metrics: { prometheus: { bindAddress: metricsBindAddress(host, port) } },
+      },
     });
     return true;
   } catch (err) {

@@ -1,6 +1,11 @@
 // The "current details" of an order in the Temporal Web UI: what the on-call person needs to
 // decide without reading code. Pure (used by workflow code).
 import type { OrderStatus, StepName } from './order-definitions';
+import { markdownCode, shellCommand } from '../util/shell-quote';
+
+/** A copy-paste command: the order ID comes from a producer, so it is quoted for the shell. */
+const cmd = (verb: string, orderId: string) =>
+  markdownCode(shellCommand(['npx', 'onceflow', 'orders', verb, orderId]));
 
 /** Who a step talks to, as an operator would name it. */
 const COUNTERPART: Record<StepName, string> = {
@@ -19,13 +24,13 @@ function clock(isoTime: string): string {
 /** What an operator may do about a parked step (memo `attention.action`, current details). */
 export function parkedActionOf(status: OrderStatus, step: StepName): string {
   const id = status.orderId;
-  return `one of: \`npx onceflow orders retry ${id}\` (signal \`retryStep\`: run ${step} again with the same key) · \`npx onceflow orders resolve ${id}\` (signal \`resolveStep\`: the effect is confirmed, continue) · \`npx onceflow orders cancel ${id}\` (signal \`cancelOrder\`: compensate)`;
+  return `one of: ${cmd('retry', id)} (signal \`retryStep\`: run ${step} again with the same key) · ${cmd('resolve', id)} (signal \`resolveStep\`: the effect is confirmed, continue) · ${cmd('cancel', id)} (signal \`cancelOrder\`: compensate)`;
 }
 
 /** What an operator may do about a waiting step: nothing, unless they know better. */
 export function waitingActionOf(status: OrderStatus, step: StepName, deadline: string): string {
   const id = status.orderId;
-  return `none needed: ${step} retries on its own with the same key until ${deadline}, then parks; \`npx onceflow orders retry ${id}\` tries now, \`npx onceflow orders cancel ${id}\` compensates`;
+  return `none needed: ${step} retries on its own with the same key until ${deadline}, then parks; ${cmd('retry', id)} tries now, ${cmd('cancel', id)} compensates`;
 }
 
 /** Markdown for setCurrentDetails: the step, the last error and, when parked, what to do. */

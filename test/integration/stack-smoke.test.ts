@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { Client, Connection } from '@temporalio/client';
+import { createClient } from '../../src/temporal/connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
@@ -100,7 +101,7 @@ describe('local stack (real Temporal, Kafka, Postgres)', () => {
     let client: Client;
     before(async () => {
       connection = await Connection.connect({ address: config.temporal.address });
-      client = new Client({ connection, namespace: config.temporal.namespace });
+      client = createClient(connection, config);
     });
     after(async () => {
       await connection.close();

@@ -1,4 +1,5 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { createClient } from '../../src/temporal/connection';
 import type { Kafka, IHeaders } from 'kafkajs';
 import pino from 'pino';
 import type pg from 'pg';
@@ -42,10 +43,7 @@ export class BridgeHarness {
     await migrate(this.pool, { schema: this.schema });
     await ensureTopics(this.kafka, { topics: [this.topic], partitions });
     this.connection = await Connection.connect({ address: this.config.temporal.address });
-    this.client = new Client({
-      connection: this.connection,
-      namespace: this.config.temporal.namespace,
-    });
+    this.client = createClient(this.connection, this.config);
     return this;
   }
 

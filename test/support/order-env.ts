@@ -1,4 +1,5 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { createClient } from '../../src/temporal/connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { OrderPlacedData } from '../../src/events/order-events';
 import type { EventWorkflowInput } from '../../src/events/workflow-input';
@@ -81,7 +82,7 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
   const providers = await startTestProviders(db);
   const taskQueue = uniqueName('orders-tq');
   const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = createClient(connection, config);
   let inProcess:
     { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
   if (options.inProcessWorker ?? true) {

@@ -6,7 +6,17 @@ import {
   type RunningProviders,
   type StartProvidersOptions,
 } from '../../src/providers/server';
+import { randomBytes } from 'node:crypto';
+import { adminHeaders } from '../../src/providers/admin-auth';
 import { testConfig, uniqueName } from './services';
+
+/**
+ * The admin token of every sandbox a test starts (the admin API is closed without one): the
+ * stack's, so CLI subprocesses that inherit the environment send the same one.
+ */
+export const TEST_ADMIN_TOKEN =
+  process.env.PROVIDERS_ADMIN_TOKEN || `test-admin-${randomBytes(12).toString('hex')}`;
+const ADMIN = adminHeaders(TEST_ADMIN_TOKEN);
 
 export interface TestDatabase {
   schema: string;
@@ -27,7 +37,12 @@ export function startTestProviders(
   db: TestDatabase,
   options: Omit<StartProvidersOptions, 'pool'> = {},
 ): Promise<RunningProviders> {
-  return startProviders({ reapIntervalMs: 0, ...options, pool: db.pool });
+  return startProviders({
+    reapIntervalMs: 0,
+    adminToken: TEST_ADMIN_TOKEN,
+    ...options,
+    pool: db.pool,
+  });
 }
 
 /** POSTs JSON with an Idempotency-Key; returns status, body and the replay header. */
@@ -49,7 +64,7 @@ export async function postJson(
 }
 
 export async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url);
+  const res = await fetch(url, { headers: ADMIN });
   if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
   return (await res.json()) as T;
 }
@@ -57,7 +72,7 @@ export async function getJson<T>(url: string): Promise<T> {
 export async function setFaults(providers: RunningProviders, settings: unknown): Promise<void> {
   const res = await fetch(`${providers.url}/admin/faults`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...ADMIN },
     body: JSON.stringify(settings),
   });
   if (!res.ok) throw new Error(`PUT /admin/faults: ${res.status} ${await res.text()}`);

@@ -150,7 +150,11 @@ describe('config', () => {
       ['--import', 'tsx', resolve(root, 'src/kafka-bridge/main.ts')],
       {
         cwd: root,
-        env: { ...process.env, BRIDGE_EXTRA_ROUTES: '{"InvoiceIssued": {"identity": "random"}}' },
+        env: {
+          ...process.env,
+          ONCEFLOW_ENCRYPTION: 'off',
+          BRIDGE_EXTRA_ROUTES: '{"InvoiceIssued": {"identity": "random"}}',
+        },
         encoding: 'utf8',
         timeout: 60_000,
       },
@@ -174,5 +178,28 @@ describe('config', () => {
     assert.equal(r.status, 78, r.stderr);
     assert.match(r.stderr, /KAFKA_BROKERS: must be host:port/);
     assert.match(r.stderr, /DATABASE_SSL: must be disable, require or verify-full/);
+  });
+});
+
+describe('config: encryption is required at start', () => {
+  it('an entry point without a key stops naming ONCEFLOW_ENCRYPTION_KEYS', () => {
+    const root = resolve(__dirname, '..', '..');
+    const env = { ...process.env };
+    delete env.ONCEFLOW_ENCRYPTION_KEYS;
+    delete env.ONCEFLOW_ENCRYPTION_KEY_FILE;
+    delete env.ONCEFLOW_ENCRYPTION;
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', resolve(root, 'src/worker/index.ts')],
+      {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(r.status, 78, r.stderr);
+    assert.match(r.stderr, /ONCEFLOW_ENCRYPTION_KEYS: is required/);
+    assert.match(r.stderr, /ONCEFLOW_ENCRYPTION=off/);
   });
 });

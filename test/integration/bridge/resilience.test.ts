@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import { createClient } from '../../../src/temporal/connection';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { waitFor } from '../../../src/stack/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
@@ -101,7 +102,7 @@ describe('bridge: failures and restarts', () => {
     const proxy = new TcpProxy(host!, Number(port));
     await proxy.open();
     const connection = await Connection.connect({ address: proxy.address });
-    const client = new Client({ connection, namespace: h.config.temporal.namespace });
+    const client = createClient(connection, h.config);
     try {
       await proxy.cut();
       const bridge = await h.startBridge({ client });

@@ -98,7 +98,17 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
     h.config.bridge.maxMessageBytes = 1_048_576;
     bridge = await h.startBridge();
 
-    const first = await runOps(['dlq', 'replay', '--reason', 'oversized', '--json'], cliEnv);
+    // Without --yes and without a terminal to ask on, nothing is sent.
+    const endsBefore = await h.endOffsets();
+    const unconfirmed = await runOps(['dlq', 'replay', '--reason', 'oversized'], cliEnv);
+    assert.equal(unconfirmed.code, 2, unconfirmed.stderr);
+    assert.match(unconfirmed.stderr, /confirm with --yes/);
+    assert.deepEqual(await h.endOffsets(), endsBefore);
+
+    const first = await runOps(
+      ['dlq', 'replay', '--reason', 'oversized', '--yes', '--json'],
+      cliEnv,
+    );
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.json.replayed, 1);
     assert.match(first.stderr, /replaying.*1\/1/);
@@ -110,9 +120,20 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
     await h.waitUntilAllCommitted();
     assert.equal(await h.ledgerCount(), 1);
 
-    const second = await runOps(['dlq', 'replay', '--reason', 'oversized', '--json'], cliEnv);
+    assert.match(first.stderr, /"msg":"dlq replay".*"replayed":1.*"reasons":\{"oversized":1\}/);
+    const second = await runOps(
+      ['dlq', 'replay', '--reason', 'oversized', '--yes', '--json'],
+      cliEnv,
+    );
     assert.equal(second.code, 0, second.stderr);
-    assert.equal(second.json.replayed, 1);
+    assert.equal(second.json.replayed, 0, 'a second run replays nothing already replayed');
+    assert.equal(second.json.alreadyReplayed, 1);
+    // Nor does an unfiltered run: the entry is marked for every later replay.
+    const unfiltered = await runOps(['dlq', 'replay', '--dry-run', '--json'], cliEnv);
+    assert.equal(
+      unfiltered.json.messages.some((m: { reason: string }) => m.reason === 'oversized'),
+      false,
+    );
     await h.waitUntilAllCommitted();
     assert.equal(await h.ledgerCount(), 1, 'no second ledger row');
     assert.equal((await h.describe(workflowId))!.runId, run.runId, 'the same single run');
@@ -129,9 +150,9 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
 
   it('a replayed message that is still poison keeps its first failure time and counts up', async () => {
     const before = (await dlq(['--reason', 'unparseable'])).messages[0]!;
-    const run = await runOps(['dlq', 'replay', '--reason', 'unparseable'], cliEnv);
+    const run = await runOps(['dlq', 'replay', '--reason', 'unparseable', '--yes'], cliEnv);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /replayed 1 message/);
+    assert.match(run.stdout, /audit: \S+ replayed 1 message\(s\) \(unparseable: 1\)/);
     const after = await waitFor(
       async () => {
         const list = await dlq(['--reason', 'unparseable']);
@@ -142,6 +163,51 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
     assert.equal(after!.firstFailedAt, before.firstFailedAt);
     assert.equal(after!.failureCount, '2');
     assert.equal(after!.key, 'broken');
+
+    // Replayed twice, still poison: one new entry per run (2 → 3), never a doubling (2 → 4).
+    const again = await runOps(
+      ['dlq', 'replay', '--reason', 'unparseable', '--yes', '--json'],
+      cliEnv,
+    );
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.json.replayed, 1, 'only the entry that failed after the last replay');
+    assert.equal(again.json.alreadyReplayed, 1);
+    const third = await waitFor(
+      async () => {
+        const list = await dlq(['--reason', 'unparseable']);
+        return list.total >= 3 ? list : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the third unparseable entry' },
+    );
+    assert.equal(third.total, 3);
+    assert.equal(third.messages[2]!.failureCount, '3');
+  });
+
+  it('refuses to replay into a topic outside KAFKA_TOPICS (a forged dlq-source-topic)', async () => {
+    const foreign = uniqueName('someone-elses-topic');
+    const producer = h.kafka.producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: `${h.topic}.dlq`,
+        messages: [
+          {
+            key: 'forged',
+            value: '{}',
+            headers: { 'dlq-reason': 'forged', 'dlq-source-topic': foreign },
+          },
+        ],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    const run = await runOps(['dlq', 'replay', '--reason', 'forged', '--yes', '--json'], cliEnv);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.json.replayed, 0);
+    assert.equal(run.json.refusedForeignTopic, 1);
+    assert.equal(run.json.refused[0].sourceTopic, foreign);
+    const human = await runOps(['dlq', 'replay', '--reason', 'forged', '--dry-run'], cliEnv);
+    assert.doesNotMatch(human.stdout, new RegExp(`TO[\\s\\S]*${foreign}`));
   });
 
   it('dlq of a topic without a DLQ is empty; a DLQ name as --topic is a usage error', async () => {

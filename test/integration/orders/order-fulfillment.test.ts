@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
+import { getJson } from '../../support/providers';
 
 describe('orderFulfillment on a real Temporal server', () => {
   let env: OrderEnv;
@@ -75,7 +76,7 @@ describe('orderFulfillment on a real Temporal server', () => {
     const order = env.newOrder(sku);
     const result = await (await env.startOrder(order)).result();
     assert.equal(result.outcome, 'completed');
-    const faults = await (await fetch(`${env.providers.url}/admin/faults`)).json();
+    const faults = await getJson(`${env.providers.url}/admin/faults`);
     assert.equal(
       (faults as { endpoints: { charges: { injected: number } } }).endpoints.charges.injected,
       1,

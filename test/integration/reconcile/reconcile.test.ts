@@ -19,7 +19,7 @@ import { generateOrderStream, type OrderStream } from '../../../src/tools/order-
 import { createWorker } from '../../../src/worker/create-worker';
 import { createPool } from '../../../src/db/pool';
 import { BridgeHarness } from '../../support/bridge-harness';
-import { startTestProviders, type TestDatabase } from '../../support/providers';
+import { startTestProviders, TEST_ADMIN_TOKEN, type TestDatabase } from '../../support/providers';
 import { workflowBundle } from '../../support/workflow-bundle';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -49,6 +49,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
         prefix,
         schema: h.schema,
         providersUrl: providers.url,
+        providersToken: TEST_ADMIN_TOKEN,
         routes: DEFAULT_ROUTES,
         translateOptions: { maxBytes: h.config.bridge.maxMessageBytes },
         readTimeoutMs: 60_000,
