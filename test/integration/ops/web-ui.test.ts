@@ -58,9 +58,12 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
     await setFaults(providers, { endpoints: { emails: { failBeforeCommitRate: 1 } } });
     h = await new BridgeHarness().setUp(1);
     const connection = await NativeConnection.connect({ address: h.config.temporal.address });
+    const config = testConfig();
     const w = await createWorker({
       connection,
-      config: testConfig(),
+      // A failing mail API is a transient cause: the order waits out the window (1 h by
+      // default) before it parks; one second parks it at once for the operator's view.
+      config: { ...config, orders: { ...config.orders, transientRetryWindowMs: 1000 } },
       deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },
       taskQueue: h.taskQueue,
       workflowBundle: await workflowBundle(),
