@@ -51,8 +51,12 @@ function text(message: KafkaMessage, name: string): string | undefined {
   return v === undefined || v === null ? undefined : v.toString();
 }
 
-/** Every record of the DLQ topic, to its end. */
-export async function readDlqFacts(kafka: Kafka, dlqTopic: string): Promise<DlqFact[]> {
+/** Every record of the DLQ topic, to its end, within `timeoutMs` (default 60 s). */
+export async function readDlqFacts(
+  kafka: Kafka,
+  dlqTopic: string,
+  timeoutMs = 60_000,
+): Promise<DlqFact[]> {
   const facts: DlqFact[] = [];
   await readTopicsToEnd(
     kafka,
@@ -67,7 +71,7 @@ export async function readDlqFacts(kafka: Kafka, dlqTopic: string): Promise<DlqF
         reason: text(message, DLQ_HEADER.reason),
       });
     },
-    { groupId: `onceflow-fuzz-dlq-${randomBytes(4).toString('hex')}`, timeoutMs: 60_000 },
+    { groupId: `onceflow-fuzz-dlq-${randomBytes(4).toString('hex')}`, timeoutMs },
   );
   return facts;
 }

@@ -88,6 +88,15 @@ async function stopWithin(fleet: Fleet, ms: number): Promise<boolean> {
  * task queue and schemas of its own. Waits until every partition is committed to its end (or
  * progress stalls, or the deadline passes), then accounts for every message and reconciles.
  */
+/**
+ * How long reading the source topic or the DLQ back may take: a 100,000-message run's DLQ
+ * holds about 90,000 records, some of them megabytes, which a busy 2-core machine does not read
+ * in a fixed minute.
+ */
+function readTimeoutMs(messages: number): number {
+  return 60_000 + 5 * messages;
+}
+
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const say = options.say ?? (() => undefined);
   const started = Date.now();
@@ -214,7 +223,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           providersUrl,
           routes,
           translateOptions,
-          readTimeoutMs: 60_000,
+          readTimeoutMs: readTimeoutMs(options.messages),
         },
       );
       reconcile.clean = report.clean;
@@ -232,7 +241,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       messages: stream.messages,
       placements,
       offsets,
-      dlq: await readDlqFacts(kafka, `${topic}.dlq`),
+      dlq: await readDlqFacts(kafka, `${topic}.dlq`, readTimeoutMs(options.messages)),
       ledger: await readLedgerCoordinates(pool, schema, topic),
       trouble: readBridgeTrouble(join(logs, 'demo-bridge.log')),
       bridgeExits: fleet.unexpectedExits.length,
