@@ -8,7 +8,9 @@
  * client.workflow.start at the bridge's concurrency, so the drain is read against what
  * Temporal itself allows.
  */
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Kafka } from 'kafkajs';
@@ -26,6 +28,8 @@ import { generateOrderStream } from '../src/tools/order-stream';
 import { tag } from './bridge';
 import * as floorActivities from './floor-activities';
 import { cpuDelta, cpuSeconds, peakRssMiB } from './proc-cpu';
+
+const ROOT = resolve(__dirname, '..');
 
 /** The drain topic's partitions (the issue's measurement: a fresh 6-partition topic). */
 export const DRAIN_PARTITIONS = 6;
@@ -173,17 +177,32 @@ export async function benchDrain(
       BRIDGE_METRICS_PORT: String(await pickPort(9574, taken)),
       LOG_LEVEL: 'warn',
     };
-    const profiled = (name: string): NodeJS.ProcessEnv =>
-      options.profileDir
-        ? {
-            ...env,
-            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${join(options.profileDir, name)}`,
-          }
-        : env;
+    /** Worker and bridge as `npm run` starts them, with --cpu-prof when asked (not allowed in NODE_OPTIONS). */
+    const start = (name: string, entry: string): Component => {
+      if (!options.profileDir) return startComponent(`drain-${name}`, entry, env, logs);
+      const logFile = join(logs, `demo-drain-${name}.log`);
+      const fd = openSync(logFile, 'a');
+      try {
+        const child = spawn(
+          process.execPath,
+          [
+            '--cpu-prof',
+            `--cpu-prof-dir=${join(options.profileDir, name)}`,
+            '--import',
+            'tsx',
+            resolve(ROOT, entry),
+          ],
+          { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] },
+        );
+        return { name: `drain-${name}`, child, logFile };
+      } finally {
+        closeSync(fd);
+      }
+    };
     const providers = startComponent('drain-providers', 'src/providers/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = startComponent('drain-worker', 'src/worker/index.ts', profiled('worker'), logs);
+    const worker = start('worker', 'src/worker/index.ts');
     components.push(worker);
     // The worker is up (workflows bundled, polling) before the clock starts.
     await waitFor(
@@ -206,12 +225,7 @@ export async function benchDrain(
     };
     const before = { ...cpuSeconds(pidsBefore), bench: selfCpu(), bridge: 0 };
     const started = performance.now();
-    const bridge = startComponent(
-      'drain-bridge',
-      'src/kafka-bridge/main.ts',
-      profiled('bridge'),
-      logs,
-    );
+    const bridge = start('bridge', 'src/kafka-bridge/main.ts');
     components.push(bridge);
     const pids = { ...pidsBefore, bridge: bridge.child.pid! };
     let after: Record<string, number> = before;
