@@ -18,7 +18,6 @@ import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
 import { ensureTopics } from '../src/kafka-bridge/topics';
-import { runLimited } from '../src/kafka-bridge/run-limited';
 import type { Config } from '../src/config';
 import { connectWorker } from '../src/temporal/connection';
 import { pickPort } from '../src/stack/ports';
@@ -26,8 +25,11 @@ import { waitFor } from '../src/stack/wait';
 import { startComponent, stopComponent, waitForHttp, type Component } from '../src/demo/components';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { tag } from './bridge';
+import { measureFloor, perItem, round, selfCpu, type RateFigure } from './floor';
 import * as floorActivities from './floor-activities';
 import { cpuDelta, cpuSeconds, peakRssMiB } from './proc-cpu';
+
+export type { RateFigure } from './floor';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -46,13 +48,6 @@ export interface DrainOptions {
   stackPids: Record<string, number>;
 }
 
-export interface RateFigure {
-  perSecond: number;
-  seconds: number;
-  /** CPU milliseconds per order (or workflow) by process, and `total`. */
-  cpuMsPerItem: Record<string, number>;
-}
-
 export interface DrainResult {
   orders: number;
   drain: RateFigure & { peakRssMiB: { bridge: number; worker: number } };
@@ -62,70 +57,12 @@ export interface DrainResult {
   profiles?: string;
 }
 
-const round = (n: number, digits = 1) => Number(n.toFixed(digits));
-
-function perItem(cpu: Record<string, number>, items: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  let total = 0;
-  for (const [name, seconds] of Object.entries(cpu)) {
-    out[name] = round((seconds * 1000) / items);
-    total += seconds;
-  }
-  out.total = round((total * 1000) / items);
-  return out;
-}
-
-/** This process's own CPU seconds (the producer, the poller and the floor's worker). */
-const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-
 async function countRows(pool: ReturnType<typeof createPool>): Promise<number> {
   const { rows } = await pool.query<{ charged: string; mailed: string }>(
     `SELECT (SELECT count(DISTINCT order_id) FROM provider_charges) AS charged,
             (SELECT count(DISTINCT order_id) FROM provider_emails) AS mailed`,
   );
   return Math.min(Number(rows[0]!.charged), Number(rows[0]!.mailed));
-}
-
-async function measureFloor(
-  client: Client,
-  taskQueue: string,
-  workflowType: 'floorEmpty' | 'floorThreeActivities',
-  n: number,
-  concurrency: number,
-  stackPids: Record<string, number>,
-): Promise<RateFigure> {
-  const prefix = tag(`floor-${workflowType}`);
-  const before = { ...cpuSeconds(stackPids), bench: selfCpu() };
-  const started = performance.now();
-  await runLimited(
-    Array.from({ length: n }, (_, i) => async () => {
-      await client.workflow.start(workflowType, {
-        taskQueue,
-        workflowId: `${prefix}-${i}`,
-        args: [],
-      });
-    }),
-    concurrency,
-  );
-  await waitFor(
-    async () =>
-      (
-        await client.workflow.count(
-          `TaskQueue = '${taskQueue}' AND WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'`,
-        )
-      ).count >= n,
-    { timeoutMs: 600_000, intervalMs: 250, what: `${n} ${workflowType} workflows to complete` },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const after = { ...cpuSeconds(stackPids), bench: selfCpu() };
-  return {
-    perSecond: round(n / seconds),
-    seconds: round(seconds),
-    cpuMsPerItem: perItem(cpuDelta(before, after), n),
-  };
 }
 
 export async function benchDrain(
