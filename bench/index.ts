@@ -6,6 +6,8 @@
  *   npm run bench -- --duration 30s      # quick check
  *   options: --warmup 20s --latency-duration 60s --inflight 200
  *            --events 3000 --concurrency 32 --duplicates 20000   (bridge part, bench/bridge.ts)
+ *            --drain-orders 2000 --floor-workflows 2000 --profile (drain part, bench/drain.ts)
+ *            --only drain                                          (skip the other phases)
  *
  * Every figure is measured in this run; nothing is estimated or carried over.
  */
@@ -21,6 +23,8 @@ import { createKafka } from '../src/kafka-bridge/kafka-client';
 import { parseDurationMs } from '../src/util/duration';
 import { benchBridge } from './bridge';
 import { benchEndToEnd } from './e2e';
+import { benchDrain, type DrainResult } from './drain';
+import { formatDrain } from './drain-table';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -41,8 +45,17 @@ async function main(): Promise<void> {
       events: { type: 'string' },
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
+      'drain-orders': { type: 'string' },
+      'floor-workflows': { type: 'string' },
+      profile: { type: 'boolean' },
+      only: { type: 'string' },
     },
   });
+  if (values.only !== undefined && values.only !== 'drain')
+    throw new Error(`--only ${values.only}: the only phase that runs alone is "drain"`);
+  const drainOrders = Number(values['drain-orders'] ?? 2000);
+  if (!Number.isInteger(drainOrders) || drainOrders <= 0)
+    throw new Error(`--drain-orders must be a positive integer, got ${values['drain-orders']}`);
   const durationMs = parseDuration(values.duration ?? '5m');
   // Warm-up and latency phase scale with short runs so a 30 s check stays short.
   const warmupMs = parseDuration(values.warmup ?? `${Math.min(20, durationMs / 3000)}s`);
@@ -57,6 +70,25 @@ async function main(): Promise<void> {
   const pool = createPool(config.database);
   const kafka = createKafka(config.kafka, 'bench');
   try {
+    const drain: DrainResult = await benchDrain(
+      {
+        orders: drainOrders,
+        concurrency,
+        floorWorkflows: Number(values['floor-workflows'] ?? drainOrders),
+        profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
+        stackPids: Object.fromEntries(
+          Object.entries(stack.state.pids).filter((e): e is [string, number] => e[1] !== undefined),
+        ),
+      },
+      { config, client, kafka, env: stack.state.env, logs: stack.paths.logs },
+    );
+    process.stdout.write(`\n${formatDrain(drain)}\n`);
+    mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
+    writeFileSync(
+      resolve(ROOT, 'artifacts', 'bench-drain.json'),
+      `${JSON.stringify(drain, null, 2)}\n`,
+    );
+    if (values.only === 'drain') return;
     const bridge = await benchBridge(
       {
         events: Number(values.events ?? 3000),
@@ -80,7 +112,7 @@ async function main(): Promise<void> {
       'One run on one machine, with Temporal, Kafka, PostgreSQL, the providers, the worker, ' +
       'the bridge and this producer sharing its cores: repeat runs vary, so read ratios and ' +
       'orders of magnitude, not the last digit.';
-    const result = { at: new Date().toISOString(), machine, noise, bridge, endToEnd: e2e };
+    const result = { at: new Date().toISOString(), machine, noise, drain, bridge, endToEnd: e2e };
     mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
     writeFileSync(resolve(ROOT, 'artifacts', 'bench.json'), `${JSON.stringify(result, null, 2)}\n`);
 

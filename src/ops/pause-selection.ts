@@ -48,9 +48,10 @@ export function buildPauseQuery(sel: PauseSelection): string {
   const parts = [
     `WorkflowType = '${ORDER_WORKFLOW_TYPE}'`,
     `ExecutionStatus = 'Running'`,
-    steps.length === 1
-      ? `OrderStep = ${quoteValue(steps[0]!)}`
-      : `OrderStep IN (${steps.map(quoteValue).join(', ')})`,
+    // Orders started by current code write OrderStep only when parked, waiting or finished
+    // (a visibility write per step costs the server; issue 18), so a running step is no value
+    // at all; older runs still write it. Each run's pending activities decide in the end.
+    `(OrderStep IN (${steps.map(quoteValue).join(', ')}) OR OrderStep IS NULL)`,
   ];
   if (sel.prefix) parts.push(`OrderId STARTS_WITH ${quoteValue(sel.prefix)}`);
   if (sel.startedBefore) parts.push(`StartTime < '${sel.startedBefore.toISOString()}'`);

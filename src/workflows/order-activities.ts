@@ -1,7 +1,7 @@
 // Activity proxies of the order workflows, declared once and grouped by retry class. Budgets
 // are explicit: when one is spent, the workflow parks in needs_attention instead of guessing;
 // transient provider causes get a fast phase here and a slow phase in the workflow.
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 /** Failure types that end a step for business reasons (never retried, never parked). */
@@ -29,6 +29,30 @@ export const ownDb = proxyActivities<
     nonRetryableErrorTypes: ['OutOfStock'],
   },
 });
+
+/**
+ * The claim and reservation (our own database, not a foreign call) as a local activity: run by
+ * the worker inside the workflow task that schedules it, recorded as a marker, so it costs no
+ * activity task round trip on the server. Safe to re-execute (a worker dying before the
+ * workflow task completes runs it again): the claim and the reservation are idempotent by the
+ * order's key. Same budget as ownDb.
+ */
+const ownDbLocal = proxyLocalActivities<Pick<Activities, 'reserveInventory'>>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '2 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['OutOfStock'],
+  },
+});
+
+/**
+ * Runs recorded before the reservation was a local activity scheduled it as a regular one;
+ * they replay that way.
+ */
+export const LOCAL_RESERVE_PATCH = 'reserve-as-local-activity';
 
 /** Attempts of the fast phase: the activity's own retries (0.5 + 1 + 2 s of backoff). */
 export const FAST_PHASE_ATTEMPTS = 4;
@@ -68,11 +92,12 @@ type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];
  * the order and the idempotency key, so an operator can look the effect up at the provider.
  */
 export const orderActivities = {
-  reserve: (input: Input<'reserveInventory'>) =>
-    ownDb.reserveInventory.executeWithOptions(
-      { summary: `reserve ${input.items.length} line(s) of ${input.orderId} · ${input.key}` },
-      [input],
-    ),
+  reserve: (input: Input<'reserveInventory'>) => {
+    const summary = `reserve ${input.items.length} line(s) of ${input.orderId} · ${input.key}`;
+    return patched(LOCAL_RESERVE_PATCH)
+      ? ownDbLocal.reserveInventory.executeWithOptions({ summary }, [input])
+      : ownDb.reserveInventory.executeWithOptions({ summary }, [input]);
+  },
   release: (input: Input<'releaseInventory'>) =>
     ownDb.releaseInventory.executeWithOptions(
       { summary: `release ${input.reservationKey} · ${input.key}` },

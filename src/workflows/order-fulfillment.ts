@@ -1,5 +1,6 @@
 import {
   getExternalWorkflowHandle,
+  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -24,6 +25,26 @@ import {
   type RecordedOperatorAction,
 } from './order-definitions';
 import { createStepRunner, describeFailure, type StepRunnerContext } from './order-step-runner';
+
+/**
+ * Runs recorded before this patch upserted OrderStep on every step (received, reserving,
+ * charging, emailing...); they replay that way. New runs write the search attribute (a
+ * visibility write each) only for the values an operator queries (QUERIED_STEPS) and keep the
+ * running step in the current details, which cost the server nothing.
+ */
+export const QUERIED_STEPS_PATCH = 'order-step-upserted-only-where-queried';
+
+/** OrderStep values operators query (docs/operations.md): parked, waiting, and every ending. */
+const QUERIED_STEPS: ReadonlySet<OrderStep> = new Set<OrderStep>([
+  'needs_attention',
+  'waiting',
+  'completed',
+  'rejected',
+  'declined',
+  'cancelled',
+  'duplicate',
+  'order_conflict',
+]);
 
 /** What a step's effect is known to be: compensation acts on `done` and `unknown`. */
 type Effect = 'none' | 'unknown' | 'done';
@@ -80,9 +101,22 @@ export async function orderFulfillment(
     if (status.parked || status.waiting) pending.action = 'resolve';
   });
 
+  const onlyQueried = patched(QUERIED_STEPS_PATCH);
+  /** The OrderStep value in visibility (undefined: not set, the order is running). */
+  let visibleStep: OrderStep | undefined;
   const setStep = (step: OrderStep) => {
     status.step = step;
-    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderStep, value: step }]);
+    if (!onlyQueried) {
+      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderStep, value: step }]);
+    } else {
+      // A running step clears a waiting/parked value, so those queries never list an order
+      // that runs again; otherwise running steps write nothing.
+      const next = QUERIED_STEPS.has(step) ? step : undefined;
+      if (next !== visibleStep) {
+        upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderStep, value: next ?? null }]);
+        visibleStep = next;
+      }
+    }
     setCurrentDetails(currentDetailsOf(status));
   };
   // The bridge sets these at start; a start without them (tests, manual starts) gets them here.

@@ -53,14 +53,14 @@ describe('bulk selection: options to visibility query', () => {
     assert.equal(parkedStepFromMemo(undefined), undefined);
   });
 
-  it('pause selects the step running or waiting; --all every step and waiting', () => {
+  it('pause selects the step running (no OrderStep written) or waiting; --all every step and waiting', () => {
     assert.equal(
       buildPauseQuery({ step: 'charge', prefix: 'p-' }),
-      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND OrderStep IN ('charging', 'waiting') AND OrderId STARTS_WITH 'p-'",
+      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (OrderStep IN ('charging', 'waiting') OR OrderStep IS NULL) AND OrderId STARTS_WITH 'p-'",
     );
     assert.equal(
       buildPauseQuery({}),
-      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND OrderStep IN ('reserving', 'charging', 'emailing', 'compensating', 'waiting')",
+      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (OrderStep IN ('reserving', 'charging', 'emailing', 'compensating', 'waiting') OR OrderStep IS NULL)",
     );
   });
 });

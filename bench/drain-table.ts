@@ -1,0 +1,40 @@
+import { loadavg } from 'node:os';
+import type { DrainResult, RateFigure } from './drain';
+
+const PROCESSES = [
+  'bridge',
+  'worker',
+  'temporal',
+  'kafka',
+  'postgres',
+  'providers',
+  'bench',
+  'total',
+] as const;
+
+function cpuCells(f: RateFigure): string {
+  return PROCESSES.map((p) =>
+    f.cpuMsPerItem[p] === undefined ? '–' : String(f.cpuMsPerItem[p]),
+  ).join(' | ');
+}
+
+/** The drain and its floor as a markdown table, figures and ratios (onceflow / floor). */
+export function formatDrain(r: DrainResult): string {
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
+  return [
+    `backlog drain of ${r.orders} orders (6 partitions) and the floor on the same server; load average now ${load}`,
+    '',
+    `| run | per second | seconds | CPU ms per item: ${PROCESSES.join(' | ')} |`,
+    `|---|---|---|${PROCESSES.map(() => '---').join('|')}|`,
+    `| onceflow drain (orders) | ${r.drain.perSecond} | ${r.drain.seconds} | ${cpuCells(r.drain)} |`,
+    `| floor: empty workflow | ${r.floorEmpty.perSecond} | ${r.floorEmpty.seconds} | ${cpuCells(r.floorEmpty)} |`,
+    `| floor: 3 no-op activities | ${r.floorThreeActivities.perSecond} | ${r.floorThreeActivities.seconds} | ${cpuCells(r.floorThreeActivities)} |`,
+    '',
+    `ratio onceflow / floor: ${r.ratios.toEmpty} of the empty workflow, ${r.ratios.toThreeActivities} of three no-op activities`,
+    `peak RSS (VmHWM) in the drain: worker ${r.drain.peakRssMiB.worker} MiB, bridge ${r.drain.peakRssMiB.bridge} MiB`,
+    ...(r.profiles ? [`CPU profiles (--cpu-prof) of worker and bridge: ${r.profiles}`] : []),
+    '(the floor\'s worker runs inside the bench process: its CPU is in "bench")',
+  ].join('\n');
+}
