@@ -58,15 +58,23 @@ export interface TransientCause {
 }
 
 /**
+ * The window for an activity timeout before any provider failure of this step has told the
+ * worker's configured one: ORDER_TRANSIENT_RETRY_WINDOW's default. A timeout means a worker
+ * died or was starved mid-call; the same key makes the retry safe, and parking an order for a
+ * busy worker would turn load into operator work.
+ */
+export const TIMEOUT_FALLBACK_WINDOW_MS = 60 * 60 * 1000;
+
+/**
  * The transient cause behind an activity failure, or undefined (park). The window comes with
  * the failure from the worker's configuration; an activity timeout (a worker died or hung
- * mid-call) is transient only once this step has learned a window from a provider failure.
+ * mid-call) uses the window this step has learned, else TIMEOUT_FALLBACK_WINDOW_MS.
  */
 export function transientCauseOf(err: unknown, knownWindowMs?: number): TransientCause | undefined {
   if (!(err instanceof ActivityFailure)) return;
   const cause = err.cause;
   if (cause instanceof TimeoutFailure)
-    return knownWindowMs === undefined ? undefined : { windowMs: knownWindowMs };
+    return { windowMs: knownWindowMs ?? TIMEOUT_FALLBACK_WINDOW_MS };
   if (!(cause instanceof ApplicationFailure)) return;
   if (!(TRANSIENT_FAILURE_TYPES as readonly string[]).includes(cause.type ?? '')) return;
   const details: unknown = cause.details?.[0];

@@ -7,7 +7,11 @@ import {
   TimeoutType,
 } from '@temporalio/common';
 import type { TransientFailureDetails } from '../../../src/activities/transient-failure';
-import { describeFailure, transientCauseOf } from '../../../src/workflows/order-step-runner';
+import {
+  describeFailure,
+  TIMEOUT_FALLBACK_WINDOW_MS,
+  transientCauseOf,
+} from '../../../src/workflows/order-step-runner';
 
 const details: TransientFailureDetails = {
   transient: true,
@@ -65,11 +69,11 @@ describe('transient causes (wait) versus everything else (park)', () => {
     assert.equal(transientCauseOf(new Error('not an activity failure')), undefined);
   });
 
-  it('an activity timeout waits only once the step has learned a window', () => {
+  it('an activity timeout waits: in the window the step learned, else the default window', () => {
     const timeout = activityFailure(
       new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE),
     );
-    assert.equal(transientCauseOf(timeout), undefined);
+    assert.deepEqual(transientCauseOf(timeout), { windowMs: TIMEOUT_FALLBACK_WINDOW_MS });
     assert.deepEqual(transientCauseOf(timeout, 60_000), { windowMs: 60_000 });
   });
 
