@@ -11,6 +11,12 @@ import {
   SELECTION_OPTIONS,
   type SelectionResult,
 } from './bulk-selection';
+import {
+  cancelOrderSignal,
+  retryStepSignal,
+  type CancelOrderRequest,
+  type OperatorAction,
+} from '../workflows/order-definitions';
 import { confirmAction } from './confirm';
 import type { OpsContext } from './context';
 import { batchReasonOf, operatorActionOf } from './operator-action';
@@ -132,8 +138,8 @@ export async function signalAll(
   const reason = batchReasonOf(verb, action);
   // Unique per command: the history tells our signal from anyone else's by it.
   const identity = `onceflow-cli ${verb} ${action.by} ${action.at}`;
-  const signal = verb === 'retry' ? 'retryStep' : 'cancelOrder';
-  const payload =
+  const signal = verb === 'retry' ? retryStepSignal.name : cancelOrderSignal.name;
+  const payload: OperatorAction | CancelOrderRequest =
     verb === 'retry' ? action : { reason: action.reason ?? reason, by: action.by, at: action.at };
   const targets = sel.orders.map((o) => ({ workflowId: o.workflowId, runId: o.runId }));
   const jobs = await runBatch(client, {

@@ -1,20 +1,10 @@
 import { userInfo } from 'node:os';
+import type { OperatorAction } from '../workflows/order-definitions';
 import { UsageError } from './output';
 
-/**
- * Who did what, when and why: the payload of the operator signals (retryStep, resolveStep,
- * cancelOrder) per the cross-helper contract, recorded by the workflow in
- * `OrderStatus.operatorActions`. The workflow side declares the same shape as
- * `OperatorAction` in src/workflows/order-definitions.ts; a workflow built before that
- * ignores the payload, and the batch operation's reason carries the same facts anyway.
- */
-export interface OperatorAction {
-  by: string;
-  reason?: string;
-  /** ISO 8601 instant the operator acted (the CLI's clock). */
-  at?: string;
-}
-
+// Who did what, when and why: the payload of the operator signals (retryStep, resolveStep,
+// cancelOrder), recorded by the workflow in `OrderStatus.operatorActions`. The shape is the
+// workflow's (one owner); the batch operation's reason carries the same facts for the Web UI.
 /** The OS user, or `unknown` where the platform has none (a container without /etc/passwd). */
 function osUser(): string {
   try {

@@ -9,21 +9,23 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { tsToDate } from '@temporalio/common/lib/time';
+import {
+  cancelOrderSignal,
+  resolveStepSignal,
+  retryStepSignal,
+  type RecordedOperatorAction,
+} from '../workflows/order-definitions';
 
-/** An operator action as the workflow records it (contract: `OrderStatus.operatorActions`). */
-export interface RecordedAction {
-  action: string;
-  by: string;
-  reason?: string;
-  at: string;
+/** An operator action as the workflow records it, and where `orders show` read it. */
+export type RecordedAction = RecordedOperatorAction & {
   /** Where it was read: the workflow's status or the run's history. */
   source?: 'status' | 'history';
-}
+};
 
-const ACTION_OF_SIGNAL: Record<string, string> = {
-  retryStep: 'retry',
-  resolveStep: 'resolve',
-  cancelOrder: 'cancel',
+const ACTION_OF_SIGNAL: Record<string, RecordedOperatorAction['action']> = {
+  [retryStepSignal.name]: 'retry',
+  [resolveStepSignal.name]: 'resolve',
+  [cancelOrderSignal.name]: 'cancel',
 };
 
 /** The workflow's own record, when its status has one (a pre-contract workflow's has none). */

@@ -10,6 +10,11 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import {
+  cancelOrderSignal,
+  resolveStepSignal,
+  retryStepSignal,
+} from '../workflows/order-definitions';
 import type { BatchTarget } from './batch-operation';
 import { forEachConcurrently } from './concurrently';
 
@@ -26,7 +31,7 @@ export type SignalOutcome = 'signalled' | 'skipped' | 'failed';
 export const ACTIONABLE_STEPS = ['needs_attention', 'waiting'];
 
 /** The operator signals: any of them ends a parked or waiting episode. */
-const OPERATOR_SIGNALS = ['retryStep', 'resolveStep', 'cancelOrder'];
+const OPERATOR_SIGNALS = [retryStepSignal.name, resolveStepSignal.name, cancelOrderSignal.name];
 
 function decodeKeyword(payload: temporal.api.common.v1.IPayload | null | undefined) {
   if (!payload?.data) return undefined;
@@ -77,13 +82,13 @@ export function classifySignal(
       continue;
     }
     if (entry.name === name && entry.identity === identity) {
-      if (name === 'cancelOrder') return cancelledBefore ? 'skipped' : 'signalled';
+      if (name === cancelOrderSignal.name) return cancelledBefore ? 'skipped' : 'signalled';
       return ACTIONABLE_STEPS.includes(step ?? '') && !operatorSignalSinceStep
         ? 'signalled'
         : 'skipped';
     }
     if (OPERATOR_SIGNALS.includes(entry.name)) operatorSignalSinceStep = true;
-    if (entry.name === 'cancelOrder') cancelledBefore = true;
+    if (entry.name === cancelOrderSignal.name) cancelledBefore = true;
   }
   return 'failed';
 }

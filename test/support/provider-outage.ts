@@ -82,6 +82,8 @@ export async function parkOrdersForOutage(
   options: {
     count: number;
     timeoutMs?: number;
+    /** Order IDs `<prefix>-<i>`, so an ops command's `--prefix` selects exactly these. */
+    orderIdPrefix?: string;
     /** Called once every order is seen `waiting` (before the window runs out). */
     whileWaiting?: (handles: WorkflowHandle<typeof orderFulfillment>[]) => Promise<void>;
   },
@@ -89,7 +91,10 @@ export async function parkOrdersForOutage(
   const outage = providerOutage(env);
   await outage.stop();
   const sku = await env.seedStock(options.count * 2);
-  const orders = Array.from({ length: options.count }, () => env.newOrder(sku));
+  const prefix = options.orderIdPrefix;
+  const orders = Array.from({ length: options.count }, (_, i) =>
+    env.newOrder(sku, prefix === undefined ? {} : { orderId: `${prefix}-${i}` }),
+  );
   const handles = await mapLimited(orders, 8, (o) => env.startOrder(o));
   const timeoutMs = options.timeoutMs ?? 120_000;
   if (options.whileWaiting) {
