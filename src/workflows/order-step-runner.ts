@@ -38,10 +38,15 @@ export const TRANSIENT_WAITS_PATCH = 'transient-waits-and-attention-memo';
 export type StepOutcome<T> =
   { kind: 'done'; value: T } | { kind: 'resolved' } | { kind: 'cancelled' };
 
-/** The business failure type behind an activity failure, if it is one. */
+/**
+ * The business failure type behind an activity failure, if it is one. A regular activity's
+ * failure arrives as an ActivityFailure around the ApplicationFailure; a local activity's may
+ * arrive as the ApplicationFailure itself.
+ */
 export function businessFailureOf(err: unknown): string | undefined {
-  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return;
-  const type = err.cause.type ?? '';
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (!(cause instanceof ApplicationFailure)) return;
+  const type = cause.type ?? '';
   return (BUSINESS_FAILURES as readonly string[]).includes(type) ? type : undefined;
 }
 

@@ -6,7 +6,8 @@ import { Worker } from '@temporalio/worker';
 import { orderCancellation, orderFulfillment } from '../../../src/workflows';
 import { cancelOrderSignal, retryStepSignal } from '../../../src/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
-import { uniqueName } from '../../support/services';
+import { dataConverterFor } from '../../../src/temporal/data-converter';
+import { testConfig, uniqueName } from '../../support/services';
 import { workflowBundle } from '../../support/workflow-bundle';
 
 /**
@@ -131,10 +132,11 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
       : [];
 
     const results: string[] = [];
-    const replays = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [
-      ...recorded,
-      ...fixtures,
-    ]);
+    // Fresh histories hold encrypted payloads: replay decodes them with the same codec.
+    const replays = Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), dataConverter: dataConverterFor(testConfig()) },
+      [...recorded, ...fixtures],
+    );
     for await (const r of replays) {
       assert.equal(r.error, undefined, `${r.workflowId}: ${String(r.error)}`);
       results.push(r.workflowId);
