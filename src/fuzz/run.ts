@@ -220,6 +220,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           topics: [topic],
           prefix,
           schema,
+          providersToken: config.providers.adminToken,
           providersUrl,
           routes,
           translateOptions,
