@@ -597,12 +597,26 @@ export function redactUrl(raw: string): string {
   } catch {
     return '***';
   }
-  if (url.username) url.username = '***';
-  if (url.password) url.password = '***';
-  for (const key of [...url.searchParams.keys()]) {
-    if (SECRET_PARAMS.test(key)) url.searchParams.set(key, '***');
+  let changed = false;
+  if (url.username) {
+    url.username = '***';
+    changed = true;
   }
-  return url.toString();
+  if (url.password) {
+    url.password = '***';
+    changed = true;
+  }
+  for (const key of [...url.searchParams.keys()]) {
+    if (!SECRET_PARAMS.test(key)) continue;
+    url.searchParams.set(key, '***');
+    changed = true;
+  }
+  // Unchanged URLs are printed as given (URL would add a trailing slash to a bare origin).
+  if (!changed) return raw;
+  const out = url.toString();
+  return url.pathname === '/' && !url.search && !url.hash && !raw.endsWith('/')
+    ? out.slice(0, -1)
+    : out;
 }
 
 /** A copy safe to log: secrets and URL credentials replaced. */
