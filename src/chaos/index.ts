@@ -116,7 +116,8 @@ async function main(argv: string[]): Promise<number> {
       client,
       scenario.prefix,
       expected,
-      Math.max(5 * 60_000, args.durationMs * 3),
+      // A large backlog on two busy cores drains at a few orders a second: slow is not stuck.
+      Math.max(5 * 60_000, args.durationMs * 3, 300 * expected),
       (done, running, r) => progress.update(done, `(${running} running, ${r} parked retried)`),
     );
     progress.finish();
