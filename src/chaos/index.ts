@@ -132,6 +132,7 @@ async function main(argv: string[]): Promise<number> {
         prefix: scenario.prefix,
         schema: config.database.schema,
         providersUrl,
+        providersToken: config.providers.adminToken,
         routes: buildRouteTable(config.bridge.extraRoutes),
         translateOptions: { maxBytes: config.bridge.maxMessageBytes },
       },
