@@ -67,7 +67,10 @@ export async function restartTemporal(stack: RunningStack, timeoutMs = 120_000):
   };
   await stopProcessGroup(pid, 'SIGKILL');
   const bin = await installTemporal(stack.paths, () => undefined);
-  stack.state.pids.temporal = startTemporal(stack.paths, bin, ports);
+  // Same flags as at start: the Web UI keeps decrypting through the stack's codec server.
+  stack.state.pids.temporal = startTemporal(stack.paths, bin, ports, {
+    codecEndpoint: stack.state.codecUrl,
+  });
   saveState(stack);
   await waitForTemporal(ports, timeoutMs);
 }
