@@ -98,7 +98,12 @@ describe('cancellation and the order owner (real Temporal, Postgres, providers)'
     assert.equal(viaCli.json.workflowId, owner.workflowId, '`orders cancel` signals the owner');
     const viaEvent = await cancelViaEvent(order.orderId);
     assert.equal(viaEvent.orderWorkflowId, owner.workflowId, 'the workflow finds the owner');
-    assert.equal(viaEvent.handledBy, 'signalled');
+    // `orders cancel` signalled the owner first; whether it is still compensating (signalled)
+    // or has already closed (compensated, with the same keys) depends on timing: both act once.
+    assert.ok(
+      ['signalled', 'compensated'].includes(viaEvent.handledBy),
+      `handled by ${viaEvent.handledBy}`,
+    );
     assert.equal((await owner.result()).outcome, 'cancelled');
     const ledger = await env.ledger(order.orderId);
     assert.equal(ledger.charges.length, 1);
@@ -153,7 +158,12 @@ describe('cancellation and the order owner (real Temporal, Postgres, providers)'
         [uniqueName('evt'), order.orderId, waiting.workflowId, waiting.firstExecutionRunId],
       );
       const viaEvent = await cancelViaEvent(order.orderId);
-      assert.equal(viaEvent.handledBy, 'signalled');
+      // `orders cancel` signalled the owner first; whether it is still compensating (signalled)
+      // or has already closed (compensated, with the same keys) depends on timing: both act once.
+      assert.ok(
+        ['signalled', 'compensated'].includes(viaEvent.handledBy),
+        `handled by ${viaEvent.handledBy}`,
+      );
       assert.equal(viaEvent.orderWorkflowId, waiting.workflowId, 'found through the ledger');
     } finally {
       await waiting.terminate('test cleanup');
