@@ -14,12 +14,8 @@ const BUG_FAILURES = ['IdempotencyKeyReused', 'ProviderRequestRejected'];
  * Our own Postgres (inventory): fast, local, transactional. A short budget (about 3 s of
  * backoff) because a database that stays down needs an operator, not more attempts.
  */
-export const ownDb = proxyActivities<
-  Pick<
-    Activities,
-    'reserveInventory' | 'releaseInventory' | 'claimCancelledOrder' | 'findOrderWorkflow'
-  >
->({
+/** Our own database's budget, for its regular and local activities alike. */
+const OWN_DB_BUDGET = {
   startToCloseTimeout: '10 seconds',
   retry: {
     initialInterval: '200 milliseconds',
@@ -28,7 +24,15 @@ export const ownDb = proxyActivities<
     maximumAttempts: 5,
     nonRetryableErrorTypes: ['OutOfStock'],
   },
-});
+};
+
+export const ownDb =
+  proxyActivities<
+    Pick<
+      Activities,
+      'reserveInventory' | 'releaseInventory' | 'claimCancelledOrder' | 'findOrderWorkflow'
+    >
+  >(OWN_DB_BUDGET);
 
 /**
  * The claim and reservation (our own database, not a foreign call) as a local activity: run by
@@ -37,16 +41,7 @@ export const ownDb = proxyActivities<
  * workflow task completes runs it again): the claim and the reservation are idempotent by the
  * order's key. Same budget as ownDb.
  */
-const ownDbLocal = proxyLocalActivities<Pick<Activities, 'reserveInventory'>>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '2 seconds',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: ['OutOfStock'],
-  },
-});
+const ownDbLocal = proxyLocalActivities<Pick<Activities, 'reserveInventory'>>(OWN_DB_BUDGET);
 
 /**
  * Runs recorded before the reservation was a local activity scheduled it as a regular one;
