@@ -68,6 +68,11 @@ export const DEFAULTS = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: '100',
   /** Workflow tasks one worker runs at once. */
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40',
+  /**
+   * Workflows one worker keeps in its sticky cache. Bounds the worker's memory; an evicted
+   * workflow is replayed from history on its next task (correct, only slower).
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: '250',
   /** Messages of different keys in one partition's batch started at once, at most. */
   BRIDGE_START_CONCURRENCY: '32',
   /** Partitions one bridge handles at once. */
@@ -204,6 +209,7 @@ const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: positiveInt.default(
     Number(DEFAULTS.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS),
   ),
+  WORKER_MAX_CACHED_WORKFLOWS: positiveInt.default(Number(DEFAULTS.WORKER_MAX_CACHED_WORKFLOWS)),
   BRIDGE_START_CONCURRENCY: positiveInt.default(Number(DEFAULTS.BRIDGE_START_CONCURRENCY)),
   BRIDGE_PARTITIONS_CONCURRENCY: positiveInt.default(
     Number(DEFAULTS.BRIDGE_PARTITIONS_CONCURRENCY),
@@ -327,6 +333,8 @@ export interface Config {
     metricsHost: string;
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
+    /** Sticky cache size (WORKER_MAX_CACHED_WORKFLOWS, default 250). */
+    maxCachedWorkflows: number;
   };
   bridge: {
     startConcurrency: number;
@@ -547,6 +555,7 @@ function toConfig(e: Env): Omit<Config, 'encryption'> {
       metricsHost: e.WORKER_METRICS_HOST,
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,

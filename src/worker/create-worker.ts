@@ -2,6 +2,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import type { Config } from '../config';
 import { createActivities, type ActivityDeps } from '../activities';
 import { dataConverterFor } from '../temporal/data-converter';
+import { prepareWorkflowBundle } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -9,12 +10,15 @@ export interface CreateWorkerOptions {
   deps: ActivityDeps;
   /** Overrides the configured task queue (tests use one queue each). */
   taskQueue?: string;
-  /** A prebuilt workflow bundle (tests bundle once); default: bundle src/workflows. */
+  /**
+   * A prebuilt workflow bundle (tests bundle once); default: src/workflows bundled by a child
+   * process and cached (see prepareWorkflowBundle).
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
 /** The onceflow worker: every workflow in src/workflows and every activity, on one task queue. */
-export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
+export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const { config } = options;
   return Worker.create({
     connection: options.connection,
@@ -22,9 +26,7 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     // Same converter as every client: histories hold only ciphertext (issue 17).
     dataConverter: dataConverterFor(config),
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle: options.workflowBundle ?? (await prepareWorkflowBundle()),
     // Provider URL from config unless the caller injected its own (tests run their own sandbox);
     // the transient retry window from config unless the injected providers name one.
     activities: createActivities({
@@ -37,5 +39,6 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     }),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+    maxCachedWorkflows: config.worker.maxCachedWorkflows,
   });
 }

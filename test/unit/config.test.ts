@@ -55,6 +55,15 @@ describe('config', () => {
       ]);
   });
 
+  it('bounds the worker sticky cache, 250 by default, and names a bad value', () => {
+    assert.equal(loadConfig({}).worker.maxCachedWorkflows, 250);
+    assert.equal(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '40' }).worker.maxCachedWorkflows, 40);
+    for (const bad of ['0', 'lots', '-3'])
+      assert.deepEqual(problemsOf({ WORKER_MAX_CACHED_WORKFLOWS: bad }), [
+        'WORKER_MAX_CACHED_WORKFLOWS',
+      ]);
+  });
+
   it('reads the Postgres timeouts with their defaults, 0 turning a server timeout off', () => {
     const d = loadConfig({}).database;
     assert.deepEqual(
