@@ -84,41 +84,49 @@ function notOwner(verdict: ClaimVerdict): NotOwnerResult | undefined {
  * stock. Out of stock rolls the claim back with the rest: a rejected order owns nothing.
  */
 export async function reserveStock(pool: pg.Pool, input: ReserveInput): Promise<ReserveResult> {
-  const items = normaliseLines(input.items);
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const verdict = await claimOrder(client, input);
-    const other = notOwner(verdict);
-    if (other) {
-      await client.query('COMMIT');
-      return other;
-    }
-    if (!(await insertReservation(client, { key: input.key, orderId: input.orderId, items }))) {
-      const first = await findReservation(client, input.key);
-      await client.query('COMMIT');
-      return {
-        verdict: 'owner',
-        reservationKey: input.key,
-        items: first?.items ?? items,
-        repeated: true,
-      };
-    }
-    for (const line of items) {
-      if (!(await takeStock(client, line.sku, line.quantity))) {
-        const available = await readStock(client, line.sku);
-        await client.query('ROLLBACK');
-        throw new OutOfStockError(line.sku, line.quantity, available, input.key);
-      }
-    }
+    const result = await reserveInTransaction(client, input);
     await client.query('COMMIT');
-    return { verdict: 'owner', reservationKey: input.key, items, repeated: false };
+    return result;
   } catch (err) {
-    if (!(err instanceof OutOfStockError)) await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
     client.release();
   }
+}
+
+/**
+ * The statements of `reserveStock` on a client already inside a transaction that the caller
+ * commits, or rolls back when this throws (`OutOfStockError` included: the claim and any
+ * stock taken must go with it). For runtimes that own the transaction themselves (a DBOS
+ * datasource transaction in bench/peers).
+ */
+export async function reserveInTransaction(
+  client: pg.PoolClient,
+  input: ReserveInput,
+): Promise<ReserveResult> {
+  const items = normaliseLines(input.items);
+  const other = notOwner(await claimOrder(client, input));
+  if (other) return other;
+  if (!(await insertReservation(client, { key: input.key, orderId: input.orderId, items }))) {
+    const first = await findReservation(client, input.key);
+    return {
+      verdict: 'owner',
+      reservationKey: input.key,
+      items: first?.items ?? items,
+      repeated: true,
+    };
+  }
+  for (const line of items) {
+    if (!(await takeStock(client, line.sku, line.quantity))) {
+      const available = await readStock(client, line.sku);
+      throw new OutOfStockError(line.sku, line.quantity, available, input.key);
+    }
+  }
+  return { verdict: 'owner', reservationKey: input.key, items, repeated: false };
 }
 
 /**
