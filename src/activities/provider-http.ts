@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { parseDurationMs } from '../util/duration';
 import type { TransientFailureDetails } from './transient-failure';
 import { failureBody } from './failure-body';
+import { FAILURE_TYPES } from './failure-types';
 
 /** Where the provider APIs live and how long one HTTP call may take. */
 export interface ProviderClientOptions {
@@ -17,14 +18,6 @@ export interface ProviderClientOptions {
 }
 
 const DEFAULT_WINDOW_MS = parseDurationMs('1h')!;
-
-/** Failure types the workflows name in nonRetryableErrorTypes or branch on. */
-export const FAILURE_TYPES = {
-  paymentDeclined: 'PaymentDeclined',
-  outOfStock: 'OutOfStock',
-  idempotencyKeyReused: 'IdempotencyKeyReused',
-  providerRequestRejected: 'ProviderRequestRejected',
-} as const;
 
 /** Base of provider call errors: says which call, with which key, got what. */
 export class ProviderCallError extends Error {

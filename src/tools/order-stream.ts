@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { HEADER } from '../kafka-bridge/envelope';
 import { createPrng } from '../util/prng';
 import {
   buildEventMessage,
@@ -218,7 +219,11 @@ function poisonRecord(aggregateId: string, kind: number, eventId: string): Kafka
     return {
       key: aggregateId,
       value: '{"data": not json',
-      headers: { 'event-id': eventId, 'event-type': 'OrderPlaced', 'aggregate-id': aggregateId },
+      headers: {
+        [HEADER.eventId]: eventId,
+        [HEADER.eventType]: 'OrderPlaced',
+        [HEADER.aggregateId]: aggregateId,
+      },
     };
   if (kind === 1) {
     const data = { ...sampleOrderPlaced(aggregateId), totalMinor: 1 };
