@@ -4,7 +4,7 @@ import { createLedgerStore } from '../db/ledger-store';
 import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
 import { qualifyTable } from '../db/schema-name';
 import { runLimited } from '../kafka-bridge/run-limited';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
 import { adminHeaders } from '../providers/admin-auth';
 
@@ -111,8 +111,10 @@ export async function readWorkflows(
   client: Client,
   options: ReadWorkflowsOptions,
 ): Promise<WorkflowFacts[]> {
-  // Quotes cannot be escaped in a visibility query; the CLI rejects such prefixes.
-  const query = options.prefix ? `OrderId STARTS_WITH '${options.prefix}'` : undefined;
+  // The CLI rejects prefixes visibility cannot carry; quoteVisibilityValue refuses them too.
+  const query = options.prefix
+    ? visibility.startsWith(SEARCH_ATTRIBUTE.orderId, options.prefix)
+    : undefined;
   const out: WorkflowFacts[] = [];
   try {
     for await (const info of client.workflow.list(query ? { query } : {})) {
