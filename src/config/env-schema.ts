@@ -42,12 +42,6 @@ export const bool = z
   .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], 'must be true or false'))
   .transform((s) => s === 'true' || s === '1' || s === 'yes');
 
-export const port = z.coerce
-  .number('must be a port number')
-  .int('must be a whole number')
-  .min(1, 'must be 1..65535')
-  .max(65535, 'must be 1..65535');
-
 export const positiveInt = z.coerce
   .number('must be a number')
   .int('must be a whole number')
