@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { DEFAULTS } from '../config';
 import { parseDurationMs } from '../util/duration';
 import type { TransientFailureDetails } from './transient-failure';
 import { failureBody } from './failure-body';
@@ -17,7 +18,7 @@ export interface ProviderClientOptions {
   transientRetryWindowMs?: number;
 }
 
-const DEFAULT_WINDOW_MS = parseDurationMs('1h')!;
+const DEFAULT_WINDOW_MS = parseDurationMs(DEFAULTS.ORDER_TRANSIENT_RETRY_WINDOW)!;
 
 /** Base of provider call errors: says which call, with which key, got what. */
 export class ProviderCallError extends Error {

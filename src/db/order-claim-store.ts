@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { EVENT_TYPES } from '../events/order-events';
 import { createLedgerStore } from './ledger-store';
 import { qualifyTable } from './schema-name';
 
@@ -152,6 +153,9 @@ export async function findOrderOwner(
   const claim = await findOrderClaim(db, orderId);
   if (claim) return { workflowId: claim.workflowId, foundBy: 'claim', claim };
   // The ledger of the schema this pool serves (createPool's search_path), as the claim above.
-  const workflowId = await createLedgerStore(db).findFirstWorkflow(orderId, 'OrderPlaced');
+  const workflowId = await createLedgerStore(db).findFirstWorkflow(
+    orderId,
+    EVENT_TYPES.orderPlaced,
+  );
   return workflowId !== undefined ? { workflowId, foundBy: 'ledger' } : undefined;
 }

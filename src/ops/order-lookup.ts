@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { findOrderOwner } from '../db/order-claim-store';
+import { EVENT_TYPES } from '../events/order-events';
 import { deriveWorkflowId, versionIdentity } from '../kafka-bridge/identity';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { WORKFLOW_TYPE } from '../workflows/workflow-types';
@@ -103,7 +104,7 @@ export async function findOrderRun(
   if (latest) {
     return { orderId, workflowId: latest.workflowId, runId: latest.runId, foundBy: 'visibility' };
   }
-  const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
+  const workflowId = deriveWorkflowId(EVENT_TYPES.orderPlaced, versionIdentity(orderId, 1));
   try {
     const described = await client.workflow.getHandle(workflowId).describe();
     return { orderId, workflowId, runId: described.runId, foundBy: 'derived-id' };

@@ -6,6 +6,7 @@ import type {
   TopicEvent,
   WorkflowFacts,
 } from './facts';
+import { EVENT_TYPES } from '../events/order-events';
 import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
 // The per-order rules of reconcile. Everything is grouped by the order ID that the rows
@@ -14,8 +15,8 @@ import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 // run twice under two identities (a producer's resend) is still one order.
 
 const ORDER_WORKFLOW = WORKFLOW_TYPE.orderFulfillment;
-const ORDER_PLACED = 'OrderPlaced';
-const ORDER_CANCELLED = 'OrderCancelled';
+const ORDER_PLACED = EVENT_TYPES.orderPlaced;
+const ORDER_CANCELLED = EVENT_TYPES.orderCancelled;
 /** Outcomes after which nothing may stay charged or reserved. */
 const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
 /**

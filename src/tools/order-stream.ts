@@ -7,7 +7,7 @@ import {
   sampleOrderPlaced,
   type KafkaRecord,
 } from '../events/event-message';
-import type { OrderPlacedData } from '../events/order-events';
+import { EVENT_TYPES, type OrderPlacedData } from '../events/order-events';
 
 /** What the generated stream contains besides one clean OrderPlaced per order. */
 export interface OrderStreamOptions {
@@ -136,7 +136,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
     return buildEventMessage(
       {
         eventId: nextId(),
-        eventType: 'OrderPlaced',
+        eventType: EVENT_TYPES.orderPlaced,
         aggregateId: how.aggregateId ?? orderId,
         ...(version !== null ? { aggregateVersion: version } : {}),
         data,
@@ -147,7 +147,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
   const cancelled = (orderId: string, version: number | null = 2) =>
     buildEventMessage({
       eventId: nextId(),
-      eventType: 'OrderCancelled',
+      eventType: EVENT_TYPES.orderCancelled,
       aggregateId: orderId,
       ...(version !== null ? { aggregateVersion: version } : {}),
       data: sampleOrderCancelled(orderId),
@@ -221,7 +221,7 @@ function poisonRecord(aggregateId: string, kind: number, eventId: string): Kafka
       value: '{"data": not json',
       headers: {
         [HEADER.eventId]: eventId,
-        [HEADER.eventType]: 'OrderPlaced',
+        [HEADER.eventType]: EVENT_TYPES.orderPlaced,
         [HEADER.aggregateId]: aggregateId,
       },
     };
@@ -229,7 +229,7 @@ function poisonRecord(aggregateId: string, kind: number, eventId: string): Kafka
     const data = { ...sampleOrderPlaced(aggregateId), totalMinor: 1 };
     return buildEventMessage({
       eventId,
-      eventType: 'OrderPlaced',
+      eventType: EVENT_TYPES.orderPlaced,
       aggregateId,
       aggregateVersion: 1,
       data,
