@@ -228,6 +228,31 @@ export class LedgerStore {
   }
 
   /**
+   * How many rows there are, and the seconds from the first row's first_seen_at to the last
+   * one's (the bridge bench's rate excludes start-up this way; 0 with fewer than two rows).
+   */
+  async summarize(): Promise<{ rows: number; firstSeenSpanSeconds: number }> {
+    const { rows } = await this.run<{ n: string; seconds: string | null }>(
+      'summarize',
+      `SELECT count(*) AS n,
+              extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds
+         FROM ${this.table}`,
+      [],
+    );
+    return { rows: Number(rows[0]!.n), firstSeenSpanSeconds: Number(rows[0]!.seconds ?? 0) };
+  }
+
+  /** Workflow IDs of every row (for cleaning up the workflows a test or bench started). */
+  async listWorkflowIds(): Promise<string[]> {
+    const { rows } = await this.run<{ workflow_id: string }>(
+      'listWorkflowIds',
+      `SELECT workflow_id FROM ${this.table}`,
+      [],
+    );
+    return rows.map((r) => r.workflow_id);
+  }
+
+  /**
    * Deletes rows first seen more than `days` days ago, in batches so a large backlog never
    * holds long locks against the bridge's inserts. Returns the number deleted.
    */
