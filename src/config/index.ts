@@ -14,5 +14,5 @@ export {
 export { redactConfig, redactUrl } from './redact';
 export { SETTINGS } from './settings';
 export type { SettingSpec } from './setting-spec';
-/** Kept here for existing importers; the rule lives in src/events/dlq-topic.ts. */
+/** Re-exported for code written against src/config; the rule lives in src/events/dlq-topic.ts. */
 export { dlqTopicOf } from '../events/dlq-topic';
