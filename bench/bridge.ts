@@ -16,6 +16,7 @@ import { startPreparedStack } from '../src/stack/cli';
 import { loadConfig, type Config } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
+import { createLedgerStore } from '../src/db/ledger-store';
 import { createKafka } from '../src/kafka-bridge/kafka-client';
 import { ensureTopics } from '../src/kafka-bridge/topics';
 import { startBridge } from '../src/kafka-bridge/bridge';
@@ -171,10 +172,9 @@ export async function benchBridge(
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   // From the first to the last ledger write: excludes process start-up and group join.
-  const { rows } = await pool.query<{ n: string; seconds: number }>(
-    `SELECT count(*) AS n, extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds FROM ${schema}.processed_events`,
-  );
-  const bridgeRate = Number(rows[0]!.n) / Number(rows[0]!.seconds);
+  const ledger = createLedgerStore(pool, { schema });
+  const written = await ledger.summarize();
+  const bridgeRate = written.rows / written.firstSeenSpanSeconds;
 
   // Duplicate absorption: the same identities again, all answered by the ledger.
   const dupTopic = tag('bench_dups');
@@ -236,13 +236,7 @@ export async function benchBridge(
     .reduce((s, v) => s + v.value, 0);
   await bridge.stop();
 
-  const { rows: wf } = await pool.query<{ workflow_id: string }>(
-    `SELECT workflow_id FROM ${schema}.processed_events`,
-  );
-  await terminateAll(
-    client,
-    wf.map((r) => r.workflow_id),
-  );
+  await terminateAll(client, await ledger.listWorkflowIds());
 
   const result = {
     machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`,

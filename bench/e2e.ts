@@ -17,7 +17,8 @@ import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
 import { ensureTopics } from '../src/kafka-bridge/topics';
 import type { Config } from '../src/config';
-import { SEARCH_ATTRIBUTE } from '../src/temporal/search-attributes';
+import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../src/temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../src/workflows/workflow-types';
 import { pickPort } from '../src/stack/ports';
 import { waitFor } from '../src/stack/wait';
 import { startComponent, stopComponent, waitForHttp, type Component } from '../src/demo/components';
@@ -80,10 +81,19 @@ class OrderProducer {
   }
 }
 
+/** Completed orderFulfillment workflows whose OrderId starts with `prefix`. */
+function completedOrdersQuery(prefix: string): string {
+  return visibility.allOf(
+    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+    visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Completed'),
+    visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+  );
+}
+
 /** Close times (ms) of completed orderFulfillment workflows under `prefix`, by OrderId. */
 async function closeTimes(client: Client, prefix: string): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  const query = `WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Completed' AND OrderId STARTS_WITH '${prefix}'`;
+  const query = completedOrdersQuery(prefix);
   for await (const info of client.workflow.list({ query })) {
     const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId);
     if (!orderId) continue;
@@ -93,7 +103,7 @@ async function closeTimes(client: Client, prefix: string): Promise<Map<string, n
 }
 
 async function countCompleted(client: Client, prefix: string): Promise<number> {
-  const query = `WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Completed' AND OrderId STARTS_WITH '${prefix}'`;
+  const query = completedOrdersQuery(prefix);
   return (await client.workflow.count(query)).count;
 }
 

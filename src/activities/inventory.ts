@@ -9,7 +9,7 @@ import {
   type ReleaseResult,
   type ReserveResult,
 } from '../inventory/inventory-service';
-import { FAILURE_TYPES } from './provider-http';
+import { FAILURE_TYPES } from './failure-types';
 
 export interface ReserveInventoryInput {
   /** Idempotency key derived by the workflow (`order:<orderId>:reserve`). */

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { failureBody } from './failure-body';
-import { FAILURE_TYPES, postToProvider, type ProviderClientOptions } from './provider-http';
+import { FAILURE_TYPES } from './failure-types';
+import { postToProvider, type ProviderClientOptions } from './provider-http';
 
 export interface ChargePaymentInput {
   /** Idempotency key derived by the workflow (`order:<orderId>:charge`). */

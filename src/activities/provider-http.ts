@@ -1,7 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { DEFAULTS } from '../config';
 import { parseDurationMs } from '../util/duration';
 import type { TransientFailureDetails } from './transient-failure';
 import { failureBody } from './failure-body';
+import { FAILURE_TYPES } from './failure-types';
 
 /** Where the provider APIs live and how long one HTTP call may take. */
 export interface ProviderClientOptions {
@@ -16,15 +18,7 @@ export interface ProviderClientOptions {
   transientRetryWindowMs?: number;
 }
 
-const DEFAULT_WINDOW_MS = parseDurationMs('1h')!;
-
-/** Failure types the workflows name in nonRetryableErrorTypes or branch on. */
-export const FAILURE_TYPES = {
-  paymentDeclined: 'PaymentDeclined',
-  outOfStock: 'OutOfStock',
-  idempotencyKeyReused: 'IdempotencyKeyReused',
-  providerRequestRejected: 'ProviderRequestRejected',
-} as const;
+const DEFAULT_WINDOW_MS = parseDurationMs(DEFAULTS.ORDER_TRANSIENT_RETRY_WINDOW)!;
 
 /** Base of provider call errors: says which call, with which key, got what. */
 export class ProviderCallError extends Error {

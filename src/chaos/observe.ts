@@ -11,6 +11,7 @@ import {
   type WaitedMemo,
 } from '../workflows/order-definitions';
 import type { Sample } from './report';
+import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 
 /** Samples visibility counts of the run every second until stopped (a timer, not a wait). */
 export function startSampler(client: Client, prefix: string, startedAt: number) {
@@ -95,7 +96,11 @@ export async function waitForQuiescence(
       const { total, running } = await countRunWorkflows(client, prefix);
       onProgress(total - running, running, retried);
       if (total >= expected && running === 0) return true;
-      const query = `OrderId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Running' AND OrderStep = 'needs_attention'`;
+      const query = visibility.allOf(
+        visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+        visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
+        visibility.equals(SEARCH_ATTRIBUTE.orderStep, 'needs_attention'),
+      );
       for await (const info of client.workflow.list({ query })) {
         if (Date.now() - (lastRetry.get(info.workflowId) ?? 0) < retryEveryMs) continue;
         lastRetry.set(info.workflowId, Date.now());
@@ -122,7 +127,8 @@ export async function countTransientWaits(
   prefix: string,
 ): Promise<{ orders: number; maxMs: number; totalMs: number }> {
   const waits = { orders: 0, maxMs: 0, totalMs: 0 };
-  for await (const info of client.workflow.list({ query: `OrderId STARTS_WITH '${prefix}'` })) {
+  const query = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix);
+  for await (const info of client.workflow.list({ query })) {
     const waited = info.memo?.[WAITED_MEMO] as WaitedMemo | undefined;
     if (!waited || waited.totalMs <= 0) continue;
     waits.orders++;
@@ -140,10 +146,14 @@ export async function countSecondRuns(
   client: Client,
   prefix: string,
 ): Promise<{ duplicate: number; orderConflict: number }> {
-  const base = `OrderId STARTS_WITH '${prefix}'`;
+  const ofStep = (step: string) =>
+    visibility.allOf(
+      visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+      visibility.equals(SEARCH_ATTRIBUTE.orderStep, step),
+    );
   const [duplicate, orderConflict] = await Promise.all([
-    client.workflow.count(`${base} AND OrderStep = 'duplicate'`),
-    client.workflow.count(`${base} AND OrderStep = 'order_conflict'`),
+    client.workflow.count(ofStep('duplicate')),
+    client.workflow.count(ofStep('order_conflict')),
   ]);
   return { duplicate: duplicate.count, orderConflict: orderConflict.count };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SCHEMA_NAME, SCHEMA_NAME_RULE } from '../db/schema-name';
 import { parseDurationMs } from '../util/duration';
 
 /** Parsers for environment strings: every setting arrives as text and is checked here. */
@@ -41,12 +42,6 @@ export const bool = z
   .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], 'must be true or false'))
   .transform((s) => s === 'true' || s === '1' || s === 'yes');
 
-export const port = z.coerce
-  .number('must be a port number')
-  .int('must be a whole number')
-  .min(1, 'must be 1..65535')
-  .max(65535, 'must be 1..65535');
-
 export const positiveInt = z.coerce
   .number('must be a number')
   .int('must be a whole number')
@@ -79,3 +74,45 @@ export const duration = z
     }
     return ms;
   });
+
+/** A port to listen on, 0 meaning "pick a free one" or "off" (the setting says which). */
+export const portOrZero = z.coerce
+  .number('must be a port number')
+  .int('must be a port number')
+  .min(0, 'must be 0..65535')
+  .max(65535, 'must be 0..65535');
+
+/** Milliseconds, 0 meaning off (Postgres's own convention for its timeouts). */
+export const millisOrOff = z.coerce
+  .number('must be a number of milliseconds')
+  .int('must be a number of milliseconds')
+  .min(0, 'must be 0 (off) or a number of milliseconds');
+
+/** A Postgres schema name (src/db/schema-name.ts owns the rule). */
+export const schemaName = z.string().trim().regex(SCHEMA_NAME, SCHEMA_NAME_RULE);
+
+/**
+ * DATABASE_SSL: `require` encrypts and verifies the certificate chain (against
+ * DATABASE_SSL_CA_PATH or the system CAs) but not the host name; `verify-full` checks both.
+ * There is no mode that encrypts without verifying: that protects against nobody.
+ */
+export const sslMode = z.enum(
+  ['disable', 'require', 'verify-full'],
+  'must be disable, require or verify-full',
+);
+
+export const saslMechanism = z.enum(
+  ['plain', 'scram-sha-256', 'scram-sha-512'],
+  'must be plain, scram-sha-256 or scram-sha-512',
+);
+
+export const logLevel = z.enum(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  'must be a pino level (fatal, error, warn, info, debug, trace, silent)',
+);
+
+/** Base64 of at least 16 bytes (an HMAC key). */
+export const base64Key = z
+  .string()
+  .trim()
+  .refine((s) => Buffer.from(s, 'base64').length >= 16, 'must be base64 of at least 16 bytes');

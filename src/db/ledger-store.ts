@@ -1,13 +1,20 @@
 import type pg from 'pg';
+import { schemaOfPool } from './pool';
+import { qualifyTable } from './schema-name';
 
 /**
  * The bridge's ledger of processed identities, table `processed_events` (migration 0001;
- * ARCHITECTURE.md, "Identity and deduplication"). Every statement is schema-qualified with the
- * injected schema, so tests run against a schema of their own, and takes `$n` parameters only.
+ * ARCHITECTURE.md, "Identity and deduplication"). The only code that queries the table: the
+ * bridge, the cancellation lookup, reconcile, the reaper and fuzz all come here. Every statement
+ * is schema-qualified with the injected schema, so tests run against a schema of their own, and
+ * takes `$n` parameters only.
  */
 
 export interface LedgerStoreOptions {
-  /** Schema holding processed_events. Default: `public`. */
+  /**
+   * Schema holding processed_events. Default: the schema on the pool's search_path when
+   * createPool made the pool (src/db/pool.ts), else `public`.
+   */
   schema?: string;
   /** Rows deleted per statement by reapOlderThan; keeps each lock short. Default: 5000. */
   reapBatchSize?: number;
@@ -40,6 +47,21 @@ export interface LedgerRow {
   firstSeenAt?: Date;
 }
 
+/** A ledger row as reconcile compares it with topics and Temporal. */
+export interface LedgerEntry {
+  identity: string;
+  eventType: string;
+  aggregateId: string;
+  workflowId: string;
+}
+
+/** Where in Kafka a recorded event came from. */
+export interface LedgerCoordinate {
+  partition: number;
+  /** Kafka offset (int64 as a string). */
+  offset: string;
+}
+
 /** Thrown when a ledger statement fails; names the operation, keeps the pg error as cause. */
 export class LedgerStoreError extends Error {
   override readonly name = 'LedgerStoreError';
@@ -54,8 +76,6 @@ export class LedgerStoreError extends Error {
   }
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
-
 export class LedgerStore {
   readonly schema: string;
   private readonly table: string;
@@ -65,10 +85,8 @@ export class LedgerStore {
     private readonly pool: pg.Pool,
     options: LedgerStoreOptions = {},
   ) {
-    this.schema = options.schema ?? 'public';
-    // Identifiers cannot be parameters; the strict pattern is what keeps this injection-safe.
-    if (!SCHEMA_NAME.test(this.schema)) throw new Error(`invalid schema name: ${this.schema}`);
-    this.table = `"${this.schema}".processed_events`;
+    this.schema = options.schema ?? schemaOfPool(pool) ?? 'public';
+    this.table = qualifyTable(this.schema, 'processed_events');
     this.reapBatchSize = options.reapBatchSize ?? 5000;
   }
 
@@ -160,6 +178,78 @@ export class LedgerStore {
     // bigint arrives as text; versions are checked to be safe integers on the way in.
     for (const r of rows) result.set(r.aggregate_id, Number(r.max));
     return result;
+  }
+
+  /**
+   * The workflow of the first recorded event of `eventType` about an aggregate (earliest
+   * first_seen_at, then identity), e.g. the first OrderPlaced run of an order.
+   */
+  async findFirstWorkflow(aggregateId: string, eventType: string): Promise<string | undefined> {
+    const { rows } = await this.run<{ workflow_id: string }>(
+      'findFirstWorkflow',
+      `SELECT workflow_id FROM ${this.table}
+        WHERE aggregate_id = $1 AND event_type = $2
+        ORDER BY first_seen_at, identity LIMIT 1`,
+      [aggregateId, eventType],
+    );
+    return rows[0]?.workflow_id;
+  }
+
+  /** Rows whose aggregate ID starts with `prefix` ('' = all). */
+  async listByAggregatePrefix(prefix: string): Promise<LedgerEntry[]> {
+    const { rows } = await this.run<{
+      identity: string;
+      event_type: string;
+      aggregate_id: string;
+      workflow_id: string;
+    }>(
+      'listByAggregatePrefix',
+      `SELECT identity, event_type, aggregate_id, workflow_id
+         FROM ${this.table}
+        WHERE left(aggregate_id, length($1)) = $1`,
+      [prefix],
+    );
+    return rows.map((r) => ({
+      identity: r.identity,
+      eventType: r.event_type,
+      aggregateId: r.aggregate_id,
+      workflowId: r.workflow_id,
+    }));
+  }
+
+  /** Kafka partition and offset of every row recorded from `topic`. */
+  async listCoordinates(topic: string): Promise<LedgerCoordinate[]> {
+    const { rows } = await this.run<{ p: number; o: string }>(
+      'listCoordinates',
+      `SELECT source_partition AS p, source_offset AS o FROM ${this.table} WHERE source_topic = $1`,
+      [topic],
+    );
+    return rows.map((r) => ({ partition: r.p, offset: r.o }));
+  }
+
+  /**
+   * How many rows there are, and the seconds from the first row's first_seen_at to the last
+   * one's (the bridge bench's rate excludes start-up this way; 0 with fewer than two rows).
+   */
+  async summarize(): Promise<{ rows: number; firstSeenSpanSeconds: number }> {
+    const { rows } = await this.run<{ n: string; seconds: string | null }>(
+      'summarize',
+      `SELECT count(*) AS n,
+              extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds
+         FROM ${this.table}`,
+      [],
+    );
+    return { rows: Number(rows[0]!.n), firstSeenSpanSeconds: Number(rows[0]!.seconds ?? 0) };
+  }
+
+  /** Workflow IDs of every row (for cleaning up the workflows a test or bench started). */
+  async listWorkflowIds(): Promise<string[]> {
+    const { rows } = await this.run<{ workflow_id: string }>(
+      'listWorkflowIds',
+      `SELECT workflow_id FROM ${this.table}`,
+      [],
+    );
+    return rows.map((r) => r.workflow_id);
   }
 
   /**

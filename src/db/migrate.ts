@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { migrations as allMigrations, type Migration } from './migrations';
+import { quoteSchema } from './schema-name';
 
 export interface MigrateOptions {
   /** Schema to migrate; created when missing. Default: `public`. Tests use one schema each. */
@@ -21,20 +22,13 @@ export class MigrationError extends Error {
   }
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
-
-function quoteIdent(schema: string): string {
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  return `"${schema}"`;
-}
-
 /**
  * Applies pending migrations. Concurrent callers (a worker and a bridge starting together)
  * serialise on an advisory lock, so each version is applied exactly once. Returns the
  * versions applied by this call.
  */
 export async function migrate(pool: pg.Pool, options: MigrateOptions = {}): Promise<number[]> {
-  const schema = quoteIdent(options.schema ?? 'public');
+  const schema = quoteSchema(options.schema ?? 'public');
   const pending = [...(options.migrations ?? allMigrations)].sort((a, b) => a.version - b.version);
   const client = await pool.connect();
   try {

@@ -1,4 +1,7 @@
 import type pg from 'pg';
+import { EVENT_TYPES } from '../events/order-events';
+import { createLedgerStore } from './ledger-store';
+import { qualifyTable } from './schema-name';
 
 /**
  * The order claim, table `order_claims` (migration 0004): which orderFulfillment run owns an
@@ -101,8 +104,6 @@ export async function findOrderClaim(db: Db, orderId: string): Promise<OrderClai
   return rows[0] && toClaim(rows[0]);
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
-
 /** Options of listOrderClaims. */
 export interface ListOrderClaimsOptions {
   /** Order ID prefix ('' = all). Default: ''. */
@@ -119,11 +120,8 @@ export async function listOrderClaims(
   db: Db,
   options: ListOrderClaimsOptions = {},
 ): Promise<OrderClaim[]> {
-  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
-    // Identifiers cannot be parameters; the strict pattern is what keeps this injection-safe.
-    throw new OrderClaimStoreError(`invalid schema name: ${options.schema}`);
-  }
-  const table = options.schema ? `"${options.schema}".order_claims` : 'order_claims';
+  const table =
+    options.schema !== undefined ? qualifyTable(options.schema, 'order_claims') : 'order_claims';
   const { rows } = await db.query<ClaimRow>(
     `SELECT ${COLUMNS} FROM ${table} WHERE left(order_id, length($1)) = $1 ORDER BY order_id`,
     [options.prefix ?? ''],
@@ -148,14 +146,16 @@ export interface OrderOwner {
  * The claim is kept when the reaper trims the ledger, so a late cancellation still finds the
  * owner. Undefined when neither knows the order.
  */
-export async function findOrderOwner(db: Db, orderId: string): Promise<OrderOwner | undefined> {
+export async function findOrderOwner(
+  db: pg.Pool,
+  orderId: string,
+): Promise<OrderOwner | undefined> {
   const claim = await findOrderClaim(db, orderId);
   if (claim) return { workflowId: claim.workflowId, foundBy: 'claim', claim };
-  const { rows } = await db.query<{ workflow_id: string }>(
-    `SELECT workflow_id FROM processed_events
-      WHERE aggregate_id = $1 AND event_type = $2
-      ORDER BY first_seen_at, identity LIMIT 1`,
-    [orderId, 'OrderPlaced'],
+  // The ledger of the schema this pool serves (createPool's search_path), as the claim above.
+  const workflowId = await createLedgerStore(db).findFirstWorkflow(
+    orderId,
+    EVENT_TYPES.orderPlaced,
   );
-  return rows[0] ? { workflowId: rows[0].workflow_id, foundBy: 'ledger' } : undefined;
+  return workflowId !== undefined ? { workflowId, foundBy: 'ledger' } : undefined;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Config } from '../config';
+import { checkSchemaName } from './schema-name';
 
 /** Options for createPool. */
 export interface CreatePoolOptions {
@@ -18,7 +19,16 @@ export interface CreatePoolOptions {
   onIdleError?: (err: Error) => void;
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+/** The schema createPool put on each pool's search_path (see schemaOfPool). */
+const POOL_SCHEMA = new WeakMap<pg.Pool, string>();
+
+/**
+ * The schema on a pool's search_path when createPool made it; undefined for other pools. Lets
+ * stores that qualify their table names (the ledger) default to the schema the pool serves.
+ */
+export function schemaOfPool(pool: pg.Pool): string | undefined {
+  return POOL_SCHEMA.get(pool);
+}
 
 /**
  * A pg pool from config. SSL `require` verifies the certificate chain, `verify-full` also
@@ -34,8 +44,7 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
           ...(database.ssl === 'require' ? { checkServerIdentity: () => undefined } : {}),
           ca: database.sslCaPath ? readFileSync(database.sslCaPath, 'utf8') : undefined,
         };
-  const schema = options.schema ?? database.schema;
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  const schema = checkSchemaName(options.schema ?? database.schema);
   const pool = new pg.Pool({
     connectionString: database.url,
     ssl,
@@ -51,6 +60,7 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
     // (statement_timeout runs on the server): a little later than the server's own timeout.
     query_timeout: database.statementTimeoutMs ? database.statementTimeoutMs + 5_000 : undefined,
   });
+  POOL_SCHEMA.set(pool, schema);
   // Without a listener, an idle client's error would be an unhandled 'error' event and
   // crash the process; a restarted Postgres must only cost the queries in flight.
   const onError = options.onIdleError ?? (() => undefined);

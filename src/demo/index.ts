@@ -20,6 +20,7 @@ import {
   scrapeCounter,
 } from './observe';
 import { createProgress } from './progress';
+import { dlqTopicOf } from '../events/dlq-topic';
 
 /**
  * `npm run demo`: the whole pipeline on the embedded local stack. Installs and starts the
@@ -103,7 +104,7 @@ async function main(): Promise<number> {
     const poisonProduced = counts.poison + counts.conflicts;
     const dlq = await readDlqByReason(
       kafka,
-      `${topic}.dlq`,
+      dlqTopicOf(topic),
       scenario.prefix,
       poisonProduced,
       `${scenario.run}-dlq-reader`,

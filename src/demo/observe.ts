@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 import { waitFor } from '../stack/wait';
 import type { OrderEffects } from './invariants';
 import { adminHeaders } from '../providers/admin-auth';
@@ -8,7 +9,10 @@ import { adminHeaders } from '../providers/admin-auth';
 /** Final OrderStep of every orderFulfillment workflow whose OrderId starts with `prefix`. */
 export async function readOrderSteps(client: Client, prefix: string): Promise<Map<string, string>> {
   const steps = new Map<string, string>();
-  const query = `WorkflowType = 'orderFulfillment' AND OrderId STARTS_WITH '${prefix}'`;
+  const query = visibility.allOf(
+    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+    visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+  );
   for await (const info of client.workflow.list({ query })) {
     const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId);
     const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
@@ -22,10 +26,12 @@ export async function countRunWorkflows(
   client: Client,
   prefix: string,
 ): Promise<{ total: number; running: number }> {
-  const base = `OrderId STARTS_WITH '${prefix}'`;
+  const base = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix);
   const [total, running] = await Promise.all([
     client.workflow.count(base),
-    client.workflow.count(`${base} AND ExecutionStatus = 'Running'`),
+    client.workflow.count(
+      visibility.allOf(base, visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running')),
+    ),
   ]);
   return { total: total.count, running: running.count };
 }

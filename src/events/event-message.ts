@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
+import { HEADER } from '../kafka-bridge/envelope';
 import type { OrderPlacedData, OrderCancelledData } from './order-events';
 
 /** One event as a producer sends it (ARCHITECTURE.md, "Event contract"). */
@@ -33,17 +34,17 @@ export function buildEventMessage(spec: EventSpec, style: EnvelopeStyle = 'heade
         ...(spec.aggregateVersion !== undefined ? { aggregateVersion: spec.aggregateVersion } : {}),
         data: spec.data,
       }),
-      headers: { 'content-type': 'application/json' },
+      headers: { [HEADER.contentType]: 'application/json' },
     };
   }
   const headers: IHeaders = {
-    'event-id': eventId,
-    'event-type': spec.eventType,
-    'aggregate-id': spec.aggregateId,
-    'content-type': 'application/json',
+    [HEADER.eventId]: eventId,
+    [HEADER.eventType]: spec.eventType,
+    [HEADER.aggregateId]: spec.aggregateId,
+    [HEADER.contentType]: 'application/json',
   };
   if (spec.aggregateVersion !== undefined)
-    headers['aggregate-version'] = String(spec.aggregateVersion);
+    headers[HEADER.aggregateVersion] = String(spec.aggregateVersion);
   return { key: spec.aggregateId, value: JSON.stringify({ data: spec.data }), headers };
 }
 

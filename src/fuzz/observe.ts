@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import type pg from 'pg';
+import { createLedgerStore } from '../db/ledger-store';
 import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
 import { readTopicsToEnd } from '../reconcile/topic-reader';
 
@@ -82,11 +83,8 @@ export async function readLedgerCoordinates(
   schema: string,
   topic: string,
 ): Promise<Set<string>> {
-  const { rows } = await pool.query<{ p: number; o: string }>(
-    `SELECT source_partition AS p, source_offset AS o FROM "${schema}".processed_events WHERE source_topic = $1`,
-    [topic],
-  );
-  return new Set(rows.map((r) => `${r.p}/${r.o}`));
+  const rows = await createLedgerStore(pool, { schema }).listCoordinates(topic);
+  return new Set(rows.map((r) => `${r.partition}/${r.offset}`));
 }
 
 /** What the bridge's log says went wrong, per partition and for the consumer as a whole. */

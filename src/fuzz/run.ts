@@ -23,6 +23,7 @@ import {
 } from './observe';
 import { createFuzzTopic, produceFuzzStream } from './produce';
 import { findTranslationThrows } from './translate-check';
+import { dlqTopicOf } from '../events/dlq-topic';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -242,7 +243,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       messages: stream.messages,
       placements,
       offsets,
-      dlq: await readDlqFacts(kafka, `${topic}.dlq`, readTimeoutMs(options.messages)),
+      dlq: await readDlqFacts(kafka, dlqTopicOf(topic), readTimeoutMs(options.messages)),
       ledger: await readLedgerCoordinates(pool, schema, topic),
       trouble: readBridgeTrouble(join(logs, 'demo-bridge.log')),
       bridgeExits: fleet.unexpectedExits.length,

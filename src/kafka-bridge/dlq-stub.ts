@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
-import { dlqTopicOf } from '../config';
+import { dlqTopicOf } from '../events/dlq-topic';
 import { DLQ_HEADER, MAX_DLQ_ERROR_LENGTH, type DlqRecord } from './dlq-message';
 import type { PoisonReason } from './poison';
 

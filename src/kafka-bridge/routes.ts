@@ -8,6 +8,7 @@ import {
 import { summarizeOrderCancelled, summarizeOrderPlaced } from '../events/order-summary';
 import type { Envelope } from './envelope';
 import { IDENTITY_STRATEGIES, type IdentityStrategy } from './identity';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
 /** Where one event type goes: the workflow it starts and how its identity is derived. */
 export interface Route {
@@ -51,7 +52,7 @@ export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
     EVENT_TYPES.orderPlaced,
     {
       eventType: EVENT_TYPES.orderPlaced,
-      workflowType: 'orderFulfillment',
+      workflowType: WORKFLOW_TYPE.orderFulfillment,
       identity: 'aggregate-version',
       dataSchema: orderPlacedDataSchema,
       workflowIdPrefix: EVENT_TYPES.orderPlaced,
@@ -63,7 +64,7 @@ export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
     EVENT_TYPES.orderCancelled,
     {
       eventType: EVENT_TYPES.orderCancelled,
-      workflowType: 'orderCancellation',
+      workflowType: WORKFLOW_TYPE.orderCancellation,
       identity: 'aggregate-version',
       dataSchema: orderCancelledDataSchema,
       workflowIdPrefix: EVENT_TYPES.orderCancelled,

@@ -1,5 +1,6 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
-import { DEFAULTS, dlqTopicOf } from '../config';
+import { DEFAULTS } from '../config';
+import { dlqTopicOf } from '../events/dlq-topic';
 import type { Logger } from '../logger';
 import { waitFor } from '../stack/wait';
 

@@ -3,6 +3,7 @@
  * table, or one JSON document with `--json`; exit codes are in EXIT (output.ts).
  */
 import { ConfigError, loadConfig } from '../config';
+import { VisibilityValueError } from '../temporal/search-attributes';
 import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
@@ -60,7 +61,7 @@ const COMMANDS: Record<string, Record<string, Command>> = {
 };
 
 function exitCodeOf(err: unknown): number {
-  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof UsageError || err instanceof VisibilityValueError) return EXIT.usage;
   if (err instanceof ConfigError) return EXIT.config;
   // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed options.
   if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;

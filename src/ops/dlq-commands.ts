@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { dlqTopicOf } from '../config';
+import { dlqTopicOf, isDlqTopic } from '../events/dlq-topic';
 import type { OpsContext } from './context';
 import { readDlq, replayHeaders, type DlqEntry } from './dlq-reader';
 import { markReplayed, readReplayMarks } from './dlq-replay-marks';
@@ -21,7 +21,7 @@ const REPLAY_BATCH = 100;
 /** The DLQ topics in scope: `--topic` (a source topic) or every configured KAFKA_TOPICS. */
 function dlqTopics(ctx: OpsContext, topic: string | undefined): string[] {
   if (topic !== undefined) {
-    if (topic.endsWith('.dlq')) throw new UsageError('--topic names the source topic, not its DLQ');
+    if (isDlqTopic(topic)) throw new UsageError('--topic names the source topic, not its DLQ');
     return [dlqTopicOf(topic)];
   }
   return ctx.config.kafka.topics.map(dlqTopicOf);

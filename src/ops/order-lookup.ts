@@ -1,12 +1,11 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { findOrderOwner } from '../db/order-claim-store';
+import { EVENT_TYPES } from '../events/order-events';
 import { deriveWorkflowId, versionIdentity } from '../kafka-bridge/identity';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import { NotFoundError, UsageError } from './output';
-
-/** Workflow type of an order (the exported workflow function's name). */
-export const ORDER_WORKFLOW_TYPE = 'orderFulfillment';
+import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import { NotFoundError } from './output';
 
 /** Execution statuses `orders list --status` accepts, as visibility spells them. */
 export const LIST_STATUSES = {
@@ -29,25 +28,17 @@ export interface OrderFilter {
   orderIdPrefix?: string;
 }
 
-/**
- * Quotes a value for a visibility query. Keyword values cannot be escaped portably across
- * visibility stores, so a value holding both quote kinds is refused rather than mangled.
- */
-export function quoteValue(value: string): string {
-  if (!value.includes("'")) return `'${value}'`;
-  if (!value.includes('"')) return `"${value}"`;
-  throw new UsageError(`cannot query for a value holding both quote kinds: ${value}`);
-}
-
 /** The visibility query of a filter; the same string works in the Web UI's search box. */
 export function buildOrderQuery(filter: OrderFilter): string {
-  const parts = [`WorkflowType = '${ORDER_WORKFLOW_TYPE}'`];
-  if (filter.orderId) parts.push(`OrderId = ${quoteValue(filter.orderId)}`);
-  if (filter.orderIdPrefix) parts.push(`OrderId STARTS_WITH ${quoteValue(filter.orderIdPrefix)}`);
-  if (filter.step) parts.push(`OrderStep = ${quoteValue(filter.step)}`);
-  if (filter.status) parts.push(`ExecutionStatus = '${LIST_STATUSES[filter.status]}'`);
-  if (filter.startedBefore) parts.push(`StartTime < '${filter.startedBefore.toISOString()}'`);
-  return parts.join(' AND ');
+  return visibility.allOf(
+    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+    filter.orderId && visibility.equals(SEARCH_ATTRIBUTE.orderId, filter.orderId),
+    filter.orderIdPrefix && visibility.startsWith(SEARCH_ATTRIBUTE.orderId, filter.orderIdPrefix),
+    filter.step && visibility.equals(SEARCH_ATTRIBUTE.orderStep, filter.step),
+    filter.status &&
+      visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, LIST_STATUSES[filter.status]),
+    filter.startedBefore && visibility.before(SYSTEM_ATTRIBUTE.startTime, filter.startedBefore),
+  );
 }
 
 /** Runs a visibility query; at most `limit` executions, newest first (the server's order). */
@@ -113,7 +104,7 @@ export async function findOrderRun(
   if (latest) {
     return { orderId, workflowId: latest.workflowId, runId: latest.runId, foundBy: 'visibility' };
   }
-  const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
+  const workflowId = deriveWorkflowId(EVENT_TYPES.orderPlaced, versionIdentity(orderId, 1));
   try {
     const described = await client.workflow.getHandle(workflowId).describe();
     return { orderId, workflowId, runId: described.runId, foundBy: 'derived-id' };

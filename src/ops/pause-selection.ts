@@ -8,12 +8,13 @@
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { Activities } from '../activities';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 import type { StepName } from '../workflows/order-definitions';
 import { checkPrefix, PARKED_STEPS } from './bulk-selection';
 import { forEachConcurrently } from './concurrently';
 import { operatorActionOf } from './operator-action';
-import { listExecutions, ORDER_WORKFLOW_TYPE, quoteValue } from './order-lookup';
+import { listExecutions } from './order-lookup';
 import { parseDuration, parsePositiveInt, UsageError } from './output';
 
 /** The activity type behind each step, and the OrderStep values while it runs. */
@@ -45,17 +46,19 @@ export function buildPauseQuery(sel: PauseSelection): string {
     ? STEP_ACTIVITY[sel.step].orderSteps
     : Object.values(STEP_ACTIVITY).flatMap((s) => s.orderSteps);
   const steps = [...new Set([...running, WAITING_STEP])];
-  const parts = [
-    `WorkflowType = '${ORDER_WORKFLOW_TYPE}'`,
-    `ExecutionStatus = 'Running'`,
+  return visibility.allOf(
+    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+    visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
     // Orders started by current code write OrderStep only when parked, waiting or finished
     // (a visibility write per step costs the server; issue 18), so a running step is no value
     // at all; older runs still write it. Each run's pending activities decide in the end.
-    `(OrderStep IN (${steps.map(quoteValue).join(', ')}) OR OrderStep IS NULL)`,
-  ];
-  if (sel.prefix) parts.push(`OrderId STARTS_WITH ${quoteValue(sel.prefix)}`);
-  if (sel.startedBefore) parts.push(`StartTime < '${sel.startedBefore.toISOString()}'`);
-  return parts.join(' AND ');
+    visibility.anyOf(
+      visibility.oneOf(SEARCH_ATTRIBUTE.orderStep, steps),
+      visibility.isUnset(SEARCH_ATTRIBUTE.orderStep),
+    ),
+    sel.prefix && visibility.startsWith(SEARCH_ATTRIBUTE.orderId, sel.prefix),
+    sel.startedBefore && visibility.before(SYSTEM_ATTRIBUTE.startTime, sel.startedBefore),
+  );
 }
 
 /** Reads the options pause and resume share; UsageError for anything malformed. */

@@ -6,15 +6,17 @@ import type {
   TopicEvent,
   WorkflowFacts,
 } from './facts';
+import { EVENT_TYPES } from '../events/order-events';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
 // The per-order rules of reconcile. Everything is grouped by the order ID that the rows
 // themselves record (provider ledgers, reservations, the OrderId search attribute, data.orderId):
 // never by parsing an idempotency key, so the rules hold whatever the key format, and an order
 // run twice under two identities (a producer's resend) is still one order.
 
-const ORDER_WORKFLOW = 'orderFulfillment';
-const ORDER_PLACED = 'OrderPlaced';
-const ORDER_CANCELLED = 'OrderCancelled';
+const ORDER_WORKFLOW = WORKFLOW_TYPE.orderFulfillment;
+const ORDER_PLACED = EVENT_TYPES.orderPlaced;
+const ORDER_CANCELLED = EVENT_TYPES.orderCancelled;
 /** Outcomes after which nothing may stay charged or reserved. */
 const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
 /**

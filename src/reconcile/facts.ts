@@ -1,3 +1,5 @@
+import type { LedgerEntry as StoredLedgerEntry } from '../db/ledger-store';
+
 /**
  * What reconcile reads from each system, reduced to the fields the classification needs. Plain
  * data: gathering (I/O) fills it, classifyDiscrepancies (pure) judges it, so the rules are
@@ -52,13 +54,8 @@ export interface TopicPoison {
   key: string | null;
 }
 
-/** A row of the bridge's ledger (processed_events). */
-export interface LedgerEntry {
-  identity: string;
-  eventType: string;
-  aggregateId: string;
-  workflowId: string;
-}
+/** A row of the bridge's ledger (processed_events); its shape is the ledger store's. */
+export type LedgerEntry = StoredLedgerEntry;
 
 /** A workflow execution from Temporal visibility (memo identity from describe when missing). */
 export interface WorkflowFacts {

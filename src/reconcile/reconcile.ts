@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import type pg from 'pg';
-import { dlqTopicOf } from '../config';
+import { dlqTopicOf } from '../events/dlq-topic';
 import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
 import { HEADER } from '../kafka-bridge/envelope';
 import type { RouteTable } from '../kafka-bridge/routes';

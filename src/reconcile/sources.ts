@@ -1,8 +1,10 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
+import { createLedgerStore } from '../db/ledger-store';
 import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
+import { qualifyTable } from '../db/schema-name';
 import { runLimited } from '../kafka-bridge/run-limited';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
 import { adminHeaders } from '../providers/admin-auth';
 
@@ -17,14 +19,6 @@ export class ReconcileSourceError extends Error {
   }
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
-
-function qualify(schema: string, table: string): string {
-  // Identifiers cannot be parameters; the strict pattern is what keeps this injection-safe.
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  return `"${schema}".${table}`;
-}
-
 /** Ledger rows whose aggregate ID starts with `prefix` ('' = all). */
 export async function readLedgerEntries(
   pool: pg.Pool,
@@ -32,23 +26,7 @@ export async function readLedgerEntries(
   prefix: string,
 ): Promise<LedgerEntry[]> {
   try {
-    const { rows } = await pool.query<{
-      identity: string;
-      event_type: string;
-      aggregate_id: string;
-      workflow_id: string;
-    }>(
-      `SELECT identity, event_type, aggregate_id, workflow_id
-         FROM ${qualify(schema, 'processed_events')}
-        WHERE left(aggregate_id, length($1)) = $1`,
-      [prefix],
-    );
-    return rows.map((r) => ({
-      identity: r.identity,
-      eventType: r.event_type,
-      aggregateId: r.aggregate_id,
-      workflowId: r.workflow_id,
-    }));
+    return await createLedgerStore(pool, { schema }).listByAggregatePrefix(prefix);
   } catch (err) {
     throw new ReconcileSourceError(`the ledger (${schema}.processed_events)`, err);
   }
@@ -84,7 +62,7 @@ export async function readReservations(
       order_id: string;
       status: 'reserved' | 'released';
     }>(
-      `SELECT key, order_id, status FROM ${qualify(schema, 'inventory_reservations')}
+      `SELECT key, order_id, status FROM ${qualifyTable(schema, 'inventory_reservations')}
         WHERE left(order_id, length($1)) = $1`,
       [prefix],
     );
@@ -133,8 +111,10 @@ export async function readWorkflows(
   client: Client,
   options: ReadWorkflowsOptions,
 ): Promise<WorkflowFacts[]> {
-  // Quotes cannot be escaped in a visibility query; the CLI rejects such prefixes.
-  const query = options.prefix ? `OrderId STARTS_WITH '${options.prefix}'` : undefined;
+  // The CLI rejects prefixes visibility cannot carry; quoteVisibilityValue refuses them too.
+  const query = options.prefix
+    ? visibility.startsWith(SEARCH_ATTRIBUTE.orderId, options.prefix)
+    : undefined;
   const out: WorkflowFacts[] = [];
   try {
     for await (const info of client.workflow.list(query ? { query } : {})) {

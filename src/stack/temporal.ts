@@ -14,15 +14,12 @@ import { VERSIONS, type StackPaths } from './paths';
 import { hasCommand, runCommand } from './run-command';
 import { spawnService } from './processes';
 import { waitFor } from './wait';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 
 /** Keyword search attributes the Web UI queries on (ARCHITECTURE.md, "Workflows and activities"). */
-export const SEARCH_ATTRIBUTES = [
-  'OrderId',
-  'CustomerId',
-  'OrderStep',
-  'EventId',
-  'EventType',
-] as const;
+export const SEARCH_ATTRIBUTES: readonly string[] = Object.values(SEARCH_ATTRIBUTE).map(
+  (key) => key.name,
+);
 
 export interface TemporalPorts {
   grpc: number;

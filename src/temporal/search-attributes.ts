@@ -12,3 +12,61 @@ export const SEARCH_ATTRIBUTE = {
   eventId: defineSearchAttributeKey('EventId', SearchAttributeType.KEYWORD),
   eventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
 } as const;
+
+/** Temporal's own search attributes that onceflow's queries use. */
+export const SYSTEM_ATTRIBUTE = {
+  workflowType: 'WorkflowType',
+  workflowId: 'WorkflowId',
+  executionStatus: 'ExecutionStatus',
+  startTime: 'StartTime',
+} as const;
+
+/** An attribute in a query: one of ours (SEARCH_ATTRIBUTE) or Temporal's (SYSTEM_ATTRIBUTE). */
+export type QueryAttribute = { readonly name: string } | string;
+
+/** A value a visibility query cannot carry as it is; names the value. */
+export class VisibilityValueError extends Error {
+  override readonly name = 'VisibilityValueError';
+  constructor(readonly value: string) {
+    super(`a visibility query cannot hold a value with both quote kinds or a backslash: ${value}`);
+  }
+}
+
+/**
+ * Quotes a value for a visibility query: single quotes, or double quotes when the value holds
+ * a single quote. Visibility stores do not agree on escapes (the dev server matches nothing
+ * once a value is escaped, and a backslash swallows the closing quote and the rest of the
+ * query), so a value holding both quote kinds or a backslash is refused rather than mangled.
+ */
+export function quoteVisibilityValue(value: string): string {
+  if (value.includes('\\')) throw new VisibilityValueError(value);
+  if (!value.includes("'")) return `'${value}'`;
+  if (!value.includes('"')) return `"${value}"`;
+  throw new VisibilityValueError(value);
+}
+
+function nameOf(attribute: QueryAttribute): string {
+  return typeof attribute === 'string' ? attribute : attribute.name;
+}
+
+/**
+ * Visibility query terms. Every query onceflow sends (ops CLI, reconcile, chaos, the parked
+ * gauge) is built here, so attribute names and quoting are written once; the strings are the
+ * ones the Web UI's search box takes.
+ */
+export const visibility = {
+  equals: (attribute: QueryAttribute, value: string): string =>
+    `${nameOf(attribute)} = ${quoteVisibilityValue(value)}`,
+  startsWith: (attribute: QueryAttribute, prefix: string): string =>
+    `${nameOf(attribute)} STARTS_WITH ${quoteVisibilityValue(prefix)}`,
+  oneOf: (attribute: QueryAttribute, values: readonly string[]): string =>
+    `${nameOf(attribute)} IN (${values.map(quoteVisibilityValue).join(', ')})`,
+  isUnset: (attribute: QueryAttribute): string => `${nameOf(attribute)} IS NULL`,
+  before: (attribute: QueryAttribute, at: Date): string =>
+    `${nameOf(attribute)} < ${quoteVisibilityValue(at.toISOString())}`,
+  /** Terms joined by AND; undefined and false terms are left out. */
+  allOf: (...terms: ReadonlyArray<string | undefined | false>): string =>
+    terms.filter((t): t is string => typeof t === 'string' && t !== '').join(' AND '),
+  /** Terms joined by OR, in parentheses. */
+  anyOf: (...terms: readonly string[]): string => `(${terms.join(' OR ')})`,
+};

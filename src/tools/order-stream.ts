@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { HEADER } from '../kafka-bridge/envelope';
 import { createPrng } from '../util/prng';
 import {
   buildEventMessage,
@@ -6,7 +7,7 @@ import {
   sampleOrderPlaced,
   type KafkaRecord,
 } from '../events/event-message';
-import type { OrderPlacedData } from '../events/order-events';
+import { EVENT_TYPES, type OrderPlacedData } from '../events/order-events';
 
 /** What the generated stream contains besides one clean OrderPlaced per order. */
 export interface OrderStreamOptions {
@@ -135,7 +136,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
     return buildEventMessage(
       {
         eventId: nextId(),
-        eventType: 'OrderPlaced',
+        eventType: EVENT_TYPES.orderPlaced,
         aggregateId: how.aggregateId ?? orderId,
         ...(version !== null ? { aggregateVersion: version } : {}),
         data,
@@ -146,7 +147,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
   const cancelled = (orderId: string, version: number | null = 2) =>
     buildEventMessage({
       eventId: nextId(),
-      eventType: 'OrderCancelled',
+      eventType: EVENT_TYPES.orderCancelled,
       aggregateId: orderId,
       ...(version !== null ? { aggregateVersion: version } : {}),
       data: sampleOrderCancelled(orderId),
@@ -218,13 +219,17 @@ function poisonRecord(aggregateId: string, kind: number, eventId: string): Kafka
     return {
       key: aggregateId,
       value: '{"data": not json',
-      headers: { 'event-id': eventId, 'event-type': 'OrderPlaced', 'aggregate-id': aggregateId },
+      headers: {
+        [HEADER.eventId]: eventId,
+        [HEADER.eventType]: EVENT_TYPES.orderPlaced,
+        [HEADER.aggregateId]: aggregateId,
+      },
     };
   if (kind === 1) {
     const data = { ...sampleOrderPlaced(aggregateId), totalMinor: 1 };
     return buildEventMessage({
       eventId,
-      eventType: 'OrderPlaced',
+      eventType: EVENT_TYPES.orderPlaced,
       aggregateId,
       aggregateVersion: 1,
       data,

@@ -1,12 +1,18 @@
 import { Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
 /** Name of the gauge of parked orders (alerts.yml and the dashboard use it). */
 export const ORDERS_PARKED_METRIC = 'onceflow_orders_parked';
 
 /** The visibility query whose count is the gauge (the same query works in the Web UI). */
-export const PARKED_QUERY = `WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND OrderStep = 'needs_attention'`;
+export const PARKED_QUERY = visibility.allOf(
+  visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+  visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
+  visibility.equals(SEARCH_ATTRIBUTE.orderStep, 'needs_attention'),
+);
 
 /** `host:port` for the runtime's exporter (IPv6 hosts in brackets); loopback unless opened. */
 export function metricsBindAddress(host: string, port: number): string {

@@ -3,12 +3,13 @@
 // transient provider causes get a fast phase here and a slow phase in the workflow.
 import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { FAILURE_TYPES } from '../activities/failure-types';
 
 /** Failure types that end a step for business reasons (never retried, never parked). */
-export const BUSINESS_FAILURES = ['OutOfStock', 'PaymentDeclined'] as const;
+export const BUSINESS_FAILURES = [FAILURE_TYPES.outOfStock, FAILURE_TYPES.paymentDeclined] as const;
 
 /** Failures that retrying cannot fix: a client bug (422) or a rejected request (4xx). */
-const BUG_FAILURES = ['IdempotencyKeyReused', 'ProviderRequestRejected'];
+const BUG_FAILURES = [FAILURE_TYPES.idempotencyKeyReused, FAILURE_TYPES.providerRequestRejected];
 
 /**
  * Our own Postgres (inventory): fast, local, transactional. A short budget (about 3 s of
@@ -22,7 +23,7 @@ const OWN_DB_BUDGET = {
     backoffCoefficient: 2,
     maximumInterval: '2 seconds',
     maximumAttempts: 5,
-    nonRetryableErrorTypes: ['OutOfStock'],
+    nonRetryableErrorTypes: [FAILURE_TYPES.outOfStock],
   },
 };
 
@@ -76,7 +77,7 @@ export const foreign = proxyActivities<
     backoffCoefficient: 2,
     maximumInterval: '4 seconds',
     maximumAttempts: FAST_PHASE_ATTEMPTS,
-    nonRetryableErrorTypes: ['PaymentDeclined', ...BUG_FAILURES],
+    nonRetryableErrorTypes: [FAILURE_TYPES.paymentDeclined, ...BUG_FAILURES],
   },
 });
 

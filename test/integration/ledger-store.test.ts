@@ -154,6 +154,53 @@ describe('ledger store (real Postgres)', () => {
     assert.throws(() => createLedgerStore(pool, { schema: 'bad"; DROP' }), /invalid schema name/);
   });
 
+  it('answers the lookups of the owner search, reconcile and fuzz', async () => {
+    const early = new Date(Date.now() - 60_000);
+    await store.recordStarted(
+      row({ aggregateId: 'ord-2', aggregateVersion: 2, sourceOffset: '12' }),
+    );
+    await store.recordStarted(
+      row({ aggregateId: 'ord-2', firstSeenAt: early, sourcePartition: 1, sourceOffset: '11' }),
+    );
+    await store.recordStarted(
+      row({ aggregateId: 'ord-2', aggregateVersion: 3, eventType: 'OrderCancelled' }),
+    );
+    await store.recordStarted(row({ aggregateId: 'other-1', sourceTopic: 'elsewhere' }));
+    assert.equal(await store.findFirstWorkflow('ord-2', 'OrderPlaced'), 'OrderPlaced:ord-2@1');
+    assert.equal(await store.findFirstWorkflow('ord-2', 'OrderCancelled'), 'OrderPlaced:ord-2@3');
+    assert.equal(await store.findFirstWorkflow('ord-9', 'OrderPlaced'), undefined);
+    const listed = await store.listByAggregatePrefix('ord-');
+    assert.deepEqual(listed.map((e) => e.identity).sort(), ['ord-2@1', 'ord-2@2', 'ord-2@3']);
+    assert.deepEqual(
+      listed.find((e) => e.identity === 'ord-2@3'),
+      {
+        identity: 'ord-2@3',
+        eventType: 'OrderCancelled',
+        aggregateId: 'ord-2',
+        workflowId: 'OrderPlaced:ord-2@3',
+      },
+    );
+    assert.equal((await store.listByAggregatePrefix('')).length, 4);
+    const coordinates = await store.listCoordinates('orders');
+    assert.deepEqual(coordinates.map((c) => `${c.partition}/${c.offset}`).sort(), [
+      '0/10',
+      '0/12',
+      '1/11',
+    ]);
+  });
+
+  it('defaults to the schema on the search_path of a pool createPool made', async () => {
+    const own = createPool(config.database, { schema });
+    try {
+      await store.recordStarted(row({ aggregateId: 'own-1' }));
+      const byPool = createLedgerStore(own);
+      assert.equal(byPool.schema, schema);
+      assert.equal((await byPool.findKnown(['own-1@1'])).size, 1);
+    } finally {
+      await own.end();
+    }
+  });
+
   it('rejects a non-positive version at the database too', async () => {
     await assert.rejects(
       store.recordStarted(row({ aggregateVersion: 0, identity: 'z@0' })),

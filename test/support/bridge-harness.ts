@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Config } from '../../src/config';
 import { createPool } from '../../src/db/pool';
 import { migrate } from '../../src/db/migrate';
+import { createLedgerStore } from '../../src/db/ledger-store';
 import { createKafka } from '../../src/kafka-bridge/kafka-client';
 import { ensureTopics } from '../../src/kafka-bridge/topics';
 import { startBridge, type RunningBridge } from '../../src/kafka-bridge/bridge';
@@ -151,10 +152,7 @@ export class BridgeHarness {
   }
 
   async ledgerCount(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.schema}.processed_events`,
-    );
-    return Number(rows[0]!.n);
+    return (await createLedgerStore(this.pool, { schema: this.schema }).summarize()).rows;
   }
 
   /** Run ID of the workflow, or undefined if it does not exist. */
@@ -170,13 +168,13 @@ export class BridgeHarness {
   /** Stops bridges, terminates the workflows this test started (no worker runs them), closes clients. */
   async tearDown(): Promise<void> {
     await Promise.all(this.bridges.map((b) => b.stop().catch(() => undefined)));
-    const { rows } = await this.pool
-      .query<{ workflow_id: string }>(`SELECT workflow_id FROM ${this.schema}.processed_events`)
-      .catch(() => ({ rows: [] as Array<{ workflow_id: string }> }));
+    const workflowIds = await createLedgerStore(this.pool, { schema: this.schema })
+      .listWorkflowIds()
+      .catch(() => [] as string[]);
     await Promise.all(
-      rows.map((r) =>
+      workflowIds.map((workflowId) =>
         this.client.workflow
-          .getHandle(r.workflow_id)
+          .getHandle(workflowId)
           .terminate('test cleanup')
           .catch(() => undefined),
       ),

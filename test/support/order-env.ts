@@ -20,6 +20,7 @@ import {
 } from './providers';
 import { testConfig, uniqueName } from './services';
 import { workflowBundle } from './workflow-bundle';
+import { createLedgerStore } from '../../src/db/ledger-store';
 
 /**
  * Everything one order-workflow test needs, all its own: a migrated schema, the sandbox
@@ -127,13 +128,19 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
         args: [eventInputOf('OrderPlaced', order.orderId, order)],
       });
       // What the bridge does after a start: the ledger row that maps the order to its run.
-      await db.pool.query(
-        `INSERT INTO processed_events (identity, event_type, event_id, aggregate_id,
-           aggregate_version, fingerprint, workflow_id, run_id, source_topic, source_partition,
-           source_offset)
-         VALUES ($1, 'OrderPlaced', $2, $3, 1, 'test', $4, $5, 'orders', 0, 0)`,
-        [identity, uniqueName('evt'), order.orderId, workflowId, handle.firstExecutionRunId],
-      );
+      await createLedgerStore(db.pool, { schema: db.schema }).recordStarted({
+        identity,
+        eventType: 'OrderPlaced',
+        eventId: uniqueName('evt'),
+        aggregateId: order.orderId,
+        aggregateVersion: 1,
+        fingerprint: 'test',
+        workflowId,
+        runId: handle.firstExecutionRunId,
+        sourceTopic: 'orders',
+        sourcePartition: 0,
+        sourceOffset: '0',
+      });
       return handle;
     },
     status: (handle) => handle.query(orderStatusQuery),

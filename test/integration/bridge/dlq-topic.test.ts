@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
-import { dlqTopicOf } from '../../../src/config';
+import { dlqTopicOf } from '../../../src/events/dlq-topic';
 import { buildDlqMessage } from '../../../src/kafka-bridge/dlq-message';
 import { createKafka } from '../../../src/kafka-bridge/kafka-client';
 import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka-bridge/topics';

@@ -15,6 +15,7 @@ import { createClient } from '../../../src/temporal/connection';
 import { EncryptionCodec } from '../../../src/temporal/encryption-codec';
 import { eventInputOf } from '../../support/order-env';
 import { testConfig, uniqueName } from '../../support/services';
+import { orderFulfillment } from '../../../src/workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve(__dirname, '..', '..', '..', 'artifacts');
@@ -75,7 +76,7 @@ describe('Web UI decodes orders through the codec server (real dev server, Chrom
       totalMinor: 1999,
     };
     // No worker polls this queue: the started event's input is all the UI needs to show.
-    await client.workflow.start('orderFulfillment', {
+    await client.workflow.start(orderFulfillment, {
       workflowId,
       taskQueue: uniqueName('no-worker'),
       args: [eventInputOf('OrderPlaced', orderId, data)],

@@ -14,7 +14,12 @@ import { DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
 import type { RunningProviders } from '../../../src/providers/server';
 import { runReconcile, type ReconcileReport } from '../../../src/reconcile/reconcile';
 import { waitFor } from '../../../src/stack/wait';
-import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
+import {
+  SEARCH_ATTRIBUTE,
+  SYSTEM_ATTRIBUTE,
+  visibility,
+} from '../../../src/temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../../../src/workflows/workflow-types';
 import { generateOrderStream, type OrderStream } from '../../../src/tools/order-stream';
 import { createWorker } from '../../../src/worker/create-worker';
 import { createPool } from '../../../src/db/pool';
@@ -73,7 +78,10 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
   }
 
   async function stepOf(orderId: string): Promise<string | undefined> {
-    const query = `WorkflowType = 'orderFulfillment' AND OrderId = '${orderId}'`;
+    const query = visibility.allOf(
+      visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+      visibility.equals(SEARCH_ATTRIBUTE.orderId, orderId),
+    );
     for await (const info of h.client.workflow.list({ query }))
       return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
     return undefined;

@@ -9,6 +9,8 @@ import {
   parseExtraRoutes,
 } from '../../../src/kafka-bridge/routes';
 import { translateMessage, type Translation } from '../../../src/kafka-bridge/translate';
+import * as workflows from '../../../src/workflows';
+import { WORKFLOW_TYPE } from '../../../src/workflows/workflow-types';
 import { headerMessage, orderPlacedData } from './fixtures';
 
 function settingsOf(fn: () => unknown): string[] {
@@ -29,6 +31,19 @@ describe('bridge: routes', () => {
     assert.equal(placed?.dataSchema, orderPlacedDataSchema, 'reuses the event contract schema');
     assert.equal(DEFAULT_ROUTES.get('OrderCancelled')?.workflowType, 'orderCancellation');
     assert.equal(DEFAULT_ROUTES.size, 2);
+  });
+
+  it('routes only to workflow functions the worker registers', () => {
+    // Renaming a workflow without its route must fail here, not at the first event.
+    const registered = workflows as Record<string, unknown>;
+    for (const route of DEFAULT_ROUTES.values()) {
+      assert.equal(typeof registered[route.workflowType], 'function', route.workflowType);
+      assert.equal((registered[route.workflowType] as { name: string }).name, route.workflowType);
+    }
+    for (const [name, type] of Object.entries(WORKFLOW_TYPE)) {
+      assert.equal(type, name);
+      assert.equal(typeof registered[type], 'function', type);
+    }
   });
 
   it('parses the shorthand and the full form', () => {

@@ -1,0 +1,291 @@
+import { z } from 'zod';
+import type { SettingSpec } from './setting-spec';
+import {
+  base64Key,
+  bool,
+  duration,
+  hostPort,
+  hostPortList,
+  logLevel,
+  millisOrOff,
+  nameList,
+  nonEmpty,
+  portOrZero,
+  positiveInt,
+  postgresUrl,
+  saslMechanism,
+  schemaName,
+  sslMode,
+  url,
+} from './env-schema';
+
+/**
+ * THE settings of onceflow: every environment variable, its parser, default and meaning, once.
+ * DEFAULTS, the validation, the Env type (and through the mapping in load.ts, Config) and the
+ * README check all follow from this table. Empty strings count as unset.
+ */
+export const SETTINGS = {
+  TEMPORAL_ADDRESS: {
+    parse: hostPort,
+    default: '127.0.0.1:7233',
+    doc: 'Temporal frontend gRPC address.',
+  },
+  TEMPORAL_NAMESPACE: {
+    parse: nonEmpty,
+    default: 'default',
+    doc: 'Temporal namespace the worker polls and the bridge starts workflows in.',
+  },
+  TEMPORAL_TASK_QUEUE: {
+    parse: nonEmpty,
+    default: 'onceflow-orders',
+    doc: 'Task queue shared by the worker and the bridge.',
+  },
+  TEMPORAL_UI_URL: {
+    parse: url,
+    default: 'http://127.0.0.1:8233',
+    doc: 'Base URL of the Temporal Web UI, used to print links to runs.',
+  },
+  TEMPORAL_TLS: {
+    parse: bool,
+    doc: 'TLS to the frontend; unset: on when a client certificate, CA or API key is set.',
+    shownDefault: 'off; on when a cert, CA or API key is set',
+  },
+  TEMPORAL_TLS_CERT_PATH: { parse: nonEmpty, doc: 'mTLS client certificate (with the key).' },
+  TEMPORAL_TLS_KEY_PATH: { parse: nonEmpty, doc: 'mTLS client key (with the certificate).' },
+  TEMPORAL_TLS_CA_PATH: { parse: nonEmpty, doc: 'CA of the frontend certificate.' },
+  TEMPORAL_TLS_SERVER_NAME: { parse: nonEmpty, doc: 'SNI / server name override.' },
+  TEMPORAL_API_KEY: { parse: nonEmpty, doc: 'API key (Temporal Cloud).', secret: true },
+  KAFKA_BROKERS: {
+    parse: hostPortList,
+    default: '127.0.0.1:9092',
+    doc: 'Comma-separated bootstrap brokers.',
+  },
+  KAFKA_CLIENT_ID: {
+    parse: nonEmpty,
+    default: 'onceflow',
+    doc: 'Kafka client id reported to the brokers.',
+  },
+  KAFKA_TOPICS: {
+    parse: nameList,
+    default: 'orders',
+    doc: 'Comma-separated source topics; each has a DLQ topic (src/events/dlq-topic.ts).',
+  },
+  KAFKA_TOPIC_PARTITIONS: {
+    parse: positiveInt,
+    default: '6',
+    doc: 'Partitions used when onceflow creates its topics (existing topics are left alone).',
+  },
+  KAFKA_GROUP_ID: {
+    parse: nonEmpty,
+    default: 'onceflow-bridge',
+    doc: 'Consumer group of the bridge.',
+  },
+  KAFKA_SSL: { parse: bool, default: 'false', doc: 'TLS to the brokers.', shownDefault: 'off' },
+  KAFKA_SSL_CA_PATH: { parse: nonEmpty, doc: 'CA of the brokers; setting it turns TLS on.' },
+  KAFKA_SASL_MECHANISM: { parse: saslMechanism, doc: 'SASL mechanism (with credentials).' },
+  KAFKA_SASL_USERNAME: { parse: nonEmpty, doc: 'SASL user name.' },
+  KAFKA_SASL_PASSWORD: { parse: nonEmpty, doc: 'SASL password.', secret: true },
+  DATABASE_URL: {
+    parse: postgresUrl,
+    default: 'postgres://onceflow@127.0.0.1:55432/onceflow',
+    doc: 'Postgres connection URL (ledger, inventory, provider sandboxes); no TLS parameters.',
+    secret: true,
+  },
+  DATABASE_SSL: {
+    parse: sslMode,
+    default: 'disable',
+    doc: '`require` verifies the certificate chain, `verify-full` also the host name.',
+  },
+  DATABASE_SSL_CA_PATH: { parse: nonEmpty, doc: 'CA of the Postgres server certificate.' },
+  DATABASE_SCHEMA: {
+    parse: schemaName,
+    default: 'public',
+    doc: "Schema of onceflow's tables (ledger, inventory); tests and side-by-side installs use their own.",
+  },
+  DATABASE_POOL_MAX: {
+    parse: positiveInt,
+    default: '10',
+    doc: 'Connections per process in the Postgres pool.',
+  },
+  DATABASE_CONNECT_TIMEOUT_MS: {
+    parse: positiveInt,
+    default: '5000',
+    doc: 'How long opening a Postgres connection may take before it fails (and is retried).',
+  },
+  DATABASE_STATEMENT_TIMEOUT_MS: {
+    parse: millisOrOff,
+    default: '15000',
+    doc:
+      'Postgres statement_timeout: a statement running longer (e.g. waiting for a lock someone ' +
+      'else holds) is cancelled (SQLSTATE 57014) and retried by its caller, so a hung query ' +
+      'cannot stop the bridge. 0 turns it off.',
+  },
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: {
+    parse: millisOrOff,
+    default: '30000',
+    doc: 'Postgres idle_in_transaction_session_timeout: ends a session left idle inside a transaction. 0 = off.',
+  },
+  LOG_LEVEL: { parse: logLevel, default: 'info', doc: 'pino log level.' },
+  WORKER_METRICS_PORT: {
+    parse: portOrZero,
+    default: '9465',
+    doc:
+      "Port of the worker's Prometheus endpoint (the Temporal runtime's exporter, GET /metrics); " +
+      '0 turns it off (the runtime cannot report a randomly chosen port).',
+  },
+  WORKER_METRICS_HOST: {
+    parse: nonEmpty,
+    default: '127.0.0.1',
+    doc: "Interface of the worker's metrics endpoint; `0.0.0.0` in a container a scraper reaches.",
+  },
+  BRIDGE_METRICS_HOST: {
+    parse: nonEmpty,
+    default: '127.0.0.1',
+    doc: "Interface of the bridge's metrics endpoint; `0.0.0.0` in a container a scraper reaches.",
+  },
+  WORKER_MAX_CONCURRENT_ACTIVITIES: {
+    parse: positiveInt,
+    default: '100',
+    doc: 'Activities one worker runs at once.',
+  },
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: {
+    parse: positiveInt,
+    default: '40',
+    doc: 'Workflow tasks one worker runs at once.',
+  },
+  WORKER_MAX_CACHED_WORKFLOWS: {
+    parse: positiveInt,
+    default: '250',
+    doc:
+      "Workflows one worker keeps in its sticky cache. Bounds the worker's memory; an evicted " +
+      'workflow is replayed from history on its next task (correct, only slower).',
+  },
+  BRIDGE_START_CONCURRENCY: {
+    parse: positiveInt,
+    default: '32',
+    doc: "Messages of different keys in one partition's batch started at once, at most.",
+  },
+  BRIDGE_PARTITIONS_CONCURRENCY: {
+    parse: positiveInt,
+    default: '3',
+    doc: 'Partitions one bridge handles at once.',
+  },
+  BRIDGE_MAX_MESSAGE_BYTES: {
+    parse: positiveInt,
+    default: '1048576',
+    doc: 'Largest accepted message value; larger ones go to the DLQ as `oversized`.',
+  },
+  BRIDGE_METRICS_PORT: {
+    parse: portOrZero,
+    default: '9464',
+    doc: "Port of the bridge's Prometheus endpoint (GET /metrics); 0 picks a free one.",
+  },
+  BRIDGE_SESSION_TIMEOUT_MS: {
+    parse: z.coerce
+      .number('must be a number of milliseconds')
+      .int('must be a number of milliseconds')
+      .min(3000, 'must be at least 3000 (ms)'),
+    default: '30000',
+    doc:
+      "Kafka consumer-group session timeout. A bridge that dies holds its partitions until this runs out, so it is also how long a crashed bridge's partitions wait before a restarted or " +
+      'surviving bridge takes them over. Lower means faster takeover but more rebalances on a ' +
+      'slow network or a stalled process; the broker accepts 6000..1800000 by default.',
+  },
+  BRIDGE_DLQ_RETENTION_DAYS: {
+    parse: positiveInt.max(36_500, 'must be at most 36500 (days)'),
+    default: '30',
+    doc:
+      'Days a DLQ topic keeps its messages (`retention.ms`), set when onceflow creates the DLQ ' +
+      'topic and raised on an existing one that keeps them for less. Long, because a dead ' +
+      'letter waits for a person: it must outlive a holiday, not a broker default of 7 days.',
+  },
+  BRIDGE_EXTRA_ROUTES: {
+    parse: nonEmpty,
+    doc: 'JSON of extra routes: event type → workflow type or { workflowType, identity, workflowIdPrefix }.',
+  },
+  LEDGER_RETENTION_DAYS: {
+    parse: positiveInt,
+    default: '30',
+    doc: 'Days the ledger remembers an identity (the ledger reaper deletes older rows).',
+  },
+  PROVIDERS_URL: {
+    parse: url,
+    default: 'http://127.0.0.1:4010',
+    doc: 'Base URL of the sandbox providers (payments, mail); their server listens on its port.',
+  },
+  PROVIDERS_DB_SCHEMA: {
+    parse: schemaName,
+    default: 'sandbox',
+    doc: "Postgres schema holding the sandbox providers' key store and ledgers.",
+  },
+  ORDER_TRANSIENT_RETRY_WINDOW: {
+    parse: duration,
+    default: '1h',
+    doc:
+      'How long an order step keeps retrying a transient provider cause (connection refused, ' +
+      'timeout, 429, 5xx, 409 in flight) with the same idempotency key before the order parks ' +
+      'in needs_attention: a duration such as `90s`, `30m`, `1h`. Read by the worker, which ' +
+      'hands it to the workflow inside each transient failure (src/activities/provider-http.ts).',
+  },
+  PROVIDERS_ADMIN_TOKEN: {
+    parse: nonEmpty,
+    doc:
+      "Bearer token of the sandbox providers' admin API (/admin/*) and mail log (GET " +
+      '/v1/emails). Unset: those routes are refused. The local stack generates one.',
+    secret: true,
+  },
+  ONCEFLOW_ENCRYPTION: {
+    parse: z.enum(['on', 'off'], 'must be on or off'),
+    default: 'on',
+    doc:
+      '`on`: every Temporal payload is AES-256-GCM encrypted and a key is required ' +
+      '(ONCEFLOW_ENCRYPTION_KEYS or ONCEFLOW_ENCRYPTION_KEY_FILE; the local stack makes a dev ' +
+      'key). `off` must be said explicitly: histories then hold customer data in plaintext.',
+  },
+  ONCEFLOW_ENCRYPTION_KEYS: {
+    parse: nonEmpty,
+    doc: '`id1:base64key,id2:base64key`: the first key encrypts, all decrypt (rotation).',
+    secret: true,
+  },
+  ONCEFLOW_ENCRYPTION_KEY_FILE: {
+    parse: nonEmpty,
+    doc: 'A file with the same lines (one key per line); ignored when ONCEFLOW_ENCRYPTION_KEYS is set.',
+  },
+  CODEC_SERVER_HOST: {
+    parse: nonEmpty,
+    default: '127.0.0.1',
+    doc: 'Interface the codec server binds; 0.0.0.0 only inside a container.',
+  },
+  CODEC_SERVER_PORT: {
+    parse: portOrZero,
+    default: '8089',
+    doc: 'Port of the codec server; 0 picks a free one.',
+  },
+  CODEC_SERVER_AUTH: {
+    parse: z.enum(['token', 'none'], 'must be token or none'),
+    default: 'token',
+    doc:
+      '`token`: every request needs `Authorization: Bearer $CODEC_SERVER_TOKEN` (the Web UI ' +
+      "forwards the user's token to an HTTPS endpoint). `none`: loopback dev use only (the " +
+      "local stack's dev server UI sends no token).",
+  },
+  CODEC_SERVER_TOKEN: { parse: nonEmpty, doc: 'Bearer token of the codec server.', secret: true },
+  CUSTOMER_ID_SEARCH_ATTRIBUTE: {
+    parse: z.enum(['hmac', 'plain'], 'must be hmac or plain'),
+    default: 'hmac',
+    doc:
+      'How the bridge fills the CustomerId search attribute, which Temporal stores unencrypted: ' +
+      '`hmac` = `c_` + HMAC-SHA256 of the ID (key ONCEFLOW_SEARCH_HMAC_KEY, else derived from ' +
+      'the current encryption key); `plain` = the ID as sent.',
+  },
+  ONCEFLOW_SEARCH_HMAC_KEY: {
+    parse: base64Key,
+    doc: 'Base64, at least 16 bytes: keeps CustomerId HMACs stable across key rotations.',
+    secret: true,
+  },
+  CODEC_SERVER_CORS_ORIGIN: {
+    parse: url,
+    doc: 'The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL.',
+    shownDefault: "the UI's origin",
+  },
+} as const satisfies Record<string, SettingSpec>;

@@ -1,0 +1,54 @@
+import { strict as assert } from 'node:assert';
+import {
+  quoteVisibilityValue,
+  SEARCH_ATTRIBUTE,
+  SYSTEM_ATTRIBUTE,
+  visibility,
+  VisibilityValueError,
+} from '../../../src/temporal/search-attributes';
+
+describe('visibility query builder', () => {
+  it('quotes with single quotes, or double quotes when the value holds a single quote', () => {
+    assert.equal(quoteVisibilityValue('order-1'), "'order-1'");
+    assert.equal(quoteVisibilityValue("o'brien"), `"o'brien"`);
+    assert.equal(quoteVisibilityValue('say "hi"'), `'say "hi"'`);
+    assert.equal(quoteVisibilityValue(''), "''");
+  });
+
+  it('refuses values it cannot carry: both quote kinds, or a backslash', () => {
+    for (const bad of [`a'b"c`, 'a\\', 'a\\b', "a\\'b", `x' OR WorkflowId = "y`])
+      assert.throws(
+        () => quoteVisibilityValue(bad),
+        (err: unknown) => err instanceof VisibilityValueError && err.value === bad,
+        bad,
+      );
+  });
+
+  it('never lets a value close its quotes and add terms', () => {
+    const term = visibility.equals(SEARCH_ATTRIBUTE.orderId, "x' OR OrderId = 'y");
+    assert.equal(term, `OrderId = "x' OR OrderId = 'y"`);
+    assert.throws(
+      () => visibility.startsWith(SEARCH_ATTRIBUTE.orderId, "p' OR 'a\\"),
+      VisibilityValueError,
+    );
+  });
+
+  it('names the attributes from their one definition', () => {
+    assert.equal(
+      visibility.allOf(
+        visibility.equals(SYSTEM_ATTRIBUTE.workflowType, 'orderFulfillment'),
+        visibility.startsWith(SEARCH_ATTRIBUTE.orderId, 'ord-'),
+        undefined,
+        false,
+        visibility.anyOf(
+          visibility.oneOf(SEARCH_ATTRIBUTE.orderStep, ['waiting', 'charging']),
+          visibility.isUnset(SEARCH_ATTRIBUTE.orderStep),
+        ),
+        visibility.before(SYSTEM_ATTRIBUTE.startTime, new Date('2026-11-23T12:00:00.000Z')),
+      ),
+      "WorkflowType = 'orderFulfillment' AND OrderId STARTS_WITH 'ord-' AND " +
+        "(OrderStep IN ('waiting', 'charging') OR OrderStep IS NULL) AND " +
+        "StartTime < '2026-11-23T12:00:00.000Z'",
+    );
+  });
+});
