@@ -15,12 +15,17 @@ import type { Kafka, Producer } from 'kafkajs';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
-import { ensureTopics } from '../src/kafka-bridge/topics';
+import { ensureTopics } from '../src/kafka/topics';
 import type { Config } from '../src/config';
 import { SEARCH_ATTRIBUTE } from '../src/temporal/search-attributes';
 import { pickPort } from '../src/stack/ports';
-import { waitFor } from '../src/stack/wait';
-import { startComponent, stopComponent, waitForHttp, type Component } from '../src/demo/components';
+import { waitFor } from '../src/util/wait';
+import {
+  startComponent,
+  stopComponent,
+  waitForHttp,
+  type Component,
+} from '../src/pipeline/components';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { PARTITIONS, peakRssMiB, tag } from './bridge';
 

@@ -19,7 +19,7 @@ import { startPreparedStack } from '../src/stack/cli';
 import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { connectClient } from '../src/temporal/connection';
-import { createKafka } from '../src/kafka-bridge/kafka-client';
+import { createKafka } from '../src/kafka/kafka-client';
 import { parseDurationMs } from '../src/util/duration';
 import { benchBridge } from './bridge';
 import { benchEndToEnd } from './e2e';

@@ -1,8 +1,8 @@
 import type { Config } from './config';
 import { createPool } from './db/pool';
 import { migrate } from './db/migrate';
-import { createKafka } from './kafka-bridge/kafka-client';
-import { ensureTopics } from './kafka-bridge/topics';
+import { createKafka } from './kafka/kafka-client';
+import { ensureTopics } from './kafka/topics';
 import { createLogger } from './logger';
 
 export interface PrepareResult {

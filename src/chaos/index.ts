@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { createPool } from '../db/pool';
-import { buildScenario, seedStock } from '../demo/scenario';
-import { createProgress } from '../demo/progress';
-import { createKafka } from '../kafka-bridge/kafka-client';
-import { buildRouteTable } from '../kafka-bridge/routes';
+import { buildScenario, seedStock } from '../pipeline/scenario';
+import { createProgress } from '../util/progress';
+import { createKafka } from '../kafka/kafka-client';
+import { buildRouteTable } from '../events/routes';
 import { DISCREPANCY_CLASSES } from '../reconcile/facts';
 import { describeRead } from '../reconcile/format';
 import { runReconcile } from '../reconcile/reconcile';

@@ -3,23 +3,23 @@ import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../stack/cli';
 import { pickPort } from '../stack/ports';
-import { waitFor } from '../stack/wait';
+import { waitFor } from '../util/wait';
 import { connectClient } from '../temporal/connection';
 import { workflowListUrl } from '../temporal/ui-links';
 import { createPool } from '../db/pool';
 import { readStock } from '../inventory/stock-store';
-import { createKafka } from '../kafka-bridge/kafka-client';
-import { startComponent, stopComponent, waitForHttp, type Component } from './components';
-import { buildScenario, seedStock } from './scenario';
-import { checkInvariants, type OrderFacts } from './invariants';
+import { createKafka } from '../kafka/kafka-client';
+import { startComponent, stopComponent, waitForHttp, type Component } from '../pipeline/components';
+import { buildScenario, seedStock } from '../pipeline/scenario';
+import { checkInvariants, type OrderFacts } from '../pipeline/invariants';
 import {
   countRunWorkflows,
   readDlqByReason,
   readOrderEffects,
   readOrderSteps,
   scrapeCounter,
-} from './observe';
-import { createProgress } from './progress';
+} from '../pipeline/observe';
+import { createProgress } from '../util/progress';
 
 /**
  * `npm run demo`: the whole pipeline on the embedded local stack. Installs and starts the

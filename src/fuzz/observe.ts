@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import type pg from 'pg';
-import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
-import { readTopicsToEnd } from '../reconcile/topic-reader';
+import { DLQ_HEADER } from '../events/dlq-message';
+import { readTopicsToEnd } from '../kafka/topic-reader';
 
 /** Committed offset (-1: none) and end (high watermark) per partition of a group's topic. */
 export interface PartitionOffsets {

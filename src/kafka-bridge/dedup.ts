@@ -1,5 +1,5 @@
 import type { KnownEvent } from '../db/ledger-store';
-import type { PoisonReason } from './envelope';
+import type { PoisonReason } from '../events/envelope';
 
 export type { KnownEvent } from '../db/ledger-store';
 

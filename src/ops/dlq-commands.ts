@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { dlqTopicOf } from '../config';
 import type { OpsContext } from './context';
-import { readDlq, replayHeaders, type DlqEntry } from './dlq-reader';
+import { readDlq, replayHeaders, type DlqEntry } from '../events/dlq-reader';
 import { markReplayed, readReplayMarks } from './dlq-replay-marks';
 import {
   createProgress,

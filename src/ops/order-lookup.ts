@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { findOrderOwner } from '../db/order-claim-store';
-import { deriveWorkflowId, versionIdentity } from '../kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../events/identity';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { NotFoundError, UsageError } from './output';
 

@@ -1,4 +1,4 @@
-import { POISON_REASONS } from '../kafka-bridge/poison';
+import { POISON_REASONS } from '../events/poison';
 import { classifyOrders } from './classify-orders';
 import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';
 

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { createPool } from '../db/pool';
-import { createKafka } from '../kafka-bridge/kafka-client';
-import { buildRouteTable } from '../kafka-bridge/routes';
+import { createKafka } from '../kafka/kafka-client';
+import { buildRouteTable } from '../events/routes';
 import { connectClient } from '../temporal/connection';
 import { parseReconcileArgs, RECONCILE_USAGE, UsageError, type ReconcileArgs } from './args';
 import { formatReportJson, formatReportTable } from './format';

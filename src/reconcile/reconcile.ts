@@ -3,11 +3,11 @@ import type { Client } from '@temporalio/client';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import type pg from 'pg';
 import { dlqTopicOf } from '../config';
-import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
-import { HEADER } from '../kafka-bridge/envelope';
-import type { RouteTable } from '../kafka-bridge/routes';
-import { firstHeaderText } from '../kafka-bridge/headers';
-import { translateMessage, type TranslateOptions } from '../kafka-bridge/translate';
+import { DLQ_HEADER } from '../events/dlq-message';
+import { HEADER } from '../events/envelope';
+import type { RouteTable } from '../events/routes';
+import { firstHeaderText } from '../events/headers';
+import { translateMessage, type TranslateOptions } from '../events/translate';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
   formatCoordinates,
@@ -19,7 +19,7 @@ import {
   type TopicPoison,
 } from './facts';
 import { readLedgerEntries, readOrderEffects, readReservations, readWorkflows } from './sources';
-import { readTopicsToEnd } from './topic-reader';
+import { readTopicsToEnd } from '../kafka/topic-reader';
 
 /** The clients reconcile reads through; the caller owns and closes them. */
 export interface ReconcileDeps {

@@ -1,7 +1,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
-import { runLimited } from '../kafka-bridge/run-limited';
+import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
 import { adminHeaders } from '../providers/admin-auth';

@@ -13,7 +13,7 @@ import { Connection } from '@temporalio/client';
 import { VERSIONS, type StackPaths } from './paths';
 import { hasCommand, runCommand } from './run-command';
 import { spawnService } from './processes';
-import { waitFor } from './wait';
+import { waitFor } from '../util/wait';
 
 /** Keyword search attributes the Web UI queries on (ARCHITECTURE.md, "Workflows and activities"). */
 export const SEARCH_ATTRIBUTES = [

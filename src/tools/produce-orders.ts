@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
-import { createKafka } from '../kafka-bridge/kafka-client';
+import { createKafka } from '../kafka/kafka-client';
 import { generateOrderStream } from './order-stream';
 
 const USAGE = `usage: npm run produce -- --orders N [--seed S] [--duplicate-rate R] [--reemit-rate R]

@@ -5,7 +5,7 @@ import type { OrderPlacedData } from '../../../src/events/order-events';
 import { setStock } from '../../../src/inventory/stock-store';
 import type { LedgerView } from '../../../src/providers/admin-routes';
 import type { RunningProviders } from '../../../src/providers/server';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { createWorker } from '../../../src/worker/create-worker';
 import type { OrderResult } from '../../../src/workflows/order-definitions';

@@ -10,10 +10,10 @@ import {
 } from '../../../src/events/event-message';
 import { setStock } from '../../../src/inventory/stock-store';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
+import { DEFAULT_ROUTES } from '../../../src/events/routes';
 import type { RunningProviders } from '../../../src/providers/server';
 import { runReconcile, type ReconcileReport } from '../../../src/reconcile/reconcile';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { generateOrderStream, type OrderStream } from '../../../src/tools/order-stream';
 import { createWorker } from '../../../src/worker/create-worker';

@@ -5,7 +5,7 @@ import {
   RetryAbortedError,
   retryClassified,
 } from '../../../src/kafka-bridge/backoff';
-import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import {
   DLQ_STUB_HEADER,
   STUB_HEAD_BYTES,
@@ -19,7 +19,7 @@ import {
   isMembershipLost,
 } from '../../../src/kafka-bridge/partition-ownership';
 import { PartitionProgress } from '../../../src/kafka-bridge/partition-progress';
-import { runLimited } from '../../../src/kafka-bridge/run-limited';
+import { runLimited } from '../../../src/util/run-limited';
 
 describe('OffsetTracker', () => {
   it('resolves and commits only the contiguous handled prefix', () => {

@@ -1,5 +1,5 @@
 import type { IHeaders } from 'kafkajs';
-import type { RawMessage } from '../../../src/kafka-bridge/envelope';
+import type { RawMessage } from '../../../src/events/envelope';
 
 /** A contract-conforming OrderPlaced payload (totalMinor = 2×500 + 1×250). */
 export function orderPlacedData(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -4,7 +4,7 @@ import {
   MAX_KEYWORD_BYTES,
   MAX_KEYWORD_LENGTH,
   truncateText,
-} from '../../../src/kafka-bridge/temporal-limits';
+} from '../../../src/events/temporal-limits';
 
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 

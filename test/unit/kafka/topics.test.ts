@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { Kafka } from 'kafkajs';
-import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka-bridge/topics';
+import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka/topics';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error';
-import {
-  EVENT_TYPES,
-  orderCancelledDataSchema,
-  orderPlacedDataSchema,
-} from '../events/order-events';
-import { summarizeOrderCancelled, summarizeOrderPlaced } from '../events/order-summary';
+import { EVENT_TYPES, orderCancelledDataSchema, orderPlacedDataSchema } from './order-events';
+import { summarizeOrderCancelled, summarizeOrderPlaced } from './order-summary';
 import type { Envelope } from './envelope';
 import { IDENTITY_STRATEGIES, type IdentityStrategy } from './identity';
 

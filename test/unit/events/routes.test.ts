@@ -7,8 +7,8 @@ import {
   DEFAULT_ROUTES,
   mergeRoutes,
   parseExtraRoutes,
-} from '../../../src/kafka-bridge/routes';
-import { translateMessage, type Translation } from '../../../src/kafka-bridge/translate';
+} from '../../../src/events/routes';
+import { translateMessage, type Translation } from '../../../src/events/translate';
 import { headerMessage, orderPlacedData } from './fixtures';
 
 function settingsOf(fn: () => unknown): string[] {

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import type { IHeaders } from 'kafkajs';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/kafka-bridge/json-value';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/events/json-value';
 import {
   parseEnvelope,
   type ParseEnvelopeResult,
   type PoisonReason,
-} from '../../../src/kafka-bridge/envelope';
+} from '../../../src/events/envelope';
 import { bodyMessage, EVENT_ID, headerMessage, orderPlacedData } from './fixtures';
 
 const options = { maxBytes: 64 * 1024 };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IHeaders, Kafka } from 'kafkajs';
-import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
+import { DLQ_HEADER } from './dlq-message';
 
 /** One dead-lettered message as read back from a DLQ topic. */
 export interface DlqEntry {

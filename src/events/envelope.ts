@@ -62,7 +62,7 @@ const POSITIVE_INT = /^[1-9][0-9]*$/;
 /**
  * One header as text. kafkajs hands a repeated header over as an array; repeats that agree
  * are accepted, repeats that disagree make the envelope ambiguous. Only own properties with
- * string or Buffer values are read (src/kafka-bridge/headers.ts): a null value or an
+ * string or Buffer values are read (src/events/headers.ts): a null value or an
  * inherited name such as `constructor` counts as absent.
  */
 export function readHeader(headers: IHeaders | undefined, name: string): string | undefined {

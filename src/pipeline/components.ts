@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { waitFor } from '../stack/wait';
+import { waitFor } from '../util/wait';
 
 const ROOT = resolve(__dirname, '..', '..');
 

@@ -1,11 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { IHeaders } from 'kafkajs';
-import {
-  buildDlqMessage,
-  DLQ_HEADER,
-  MAX_DLQ_ERROR_LENGTH,
-} from '../../../src/kafka-bridge/dlq-message';
-import { MAX_HEADER_BYTES, MAX_HEADER_COUNT } from '../../../src/kafka-bridge/headers';
+import { buildDlqMessage, DLQ_HEADER, MAX_DLQ_ERROR_LENGTH } from '../../../src/events/dlq-message';
+import { MAX_HEADER_BYTES, MAX_HEADER_COUNT } from '../../../src/events/headers';
 import { headerMessage } from './fixtures';
 
 const failedAt = new Date('2026-11-22T04:00:00.000Z');

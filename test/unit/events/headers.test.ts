@@ -7,7 +7,7 @@ import {
   MAX_HEADER_BYTES,
   MAX_HEADER_COUNT,
   sanitizeHeaders,
-} from '../../../src/kafka-bridge/headers';
+} from '../../../src/events/headers';
 
 /** Headers as a decoder that fills a plain object may deliver them (nulls, odd names). */
 function hostileHeaders(): IHeaders {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { parseDuration } from '../../src/chaos/args';
-import { parseDurationMs } from '../../src/util/duration';
+import { parseDuration } from '../../../src/chaos/args';
+import { parseDurationMs } from '../../../src/util/duration';
 
 describe('durations on command lines', () => {
   it('reads ms, s, m, h and d, with decimals', () => {

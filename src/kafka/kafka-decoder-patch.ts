@@ -131,7 +131,7 @@ export function installHeaderDecoderPatch(): void {
   if (!PATCHED_KAFKAJS.test(version)) {
     throw new Error(
       `kafka-decoder-patch mirrors KafkaJS 2.2's record decoder; KafkaJS ${version} is installed: ` +
-        're-check src/kafka-bridge/kafka-decoder-patch.ts against its record/v0/decoder.js',
+        're-check src/kafka/kafka-decoder-patch.ts against its record/v0/decoder.js',
     );
   }
   if (requireHere.cache[BATCH_DECODER]) {

@@ -7,8 +7,8 @@ import {
   isXerialFramed,
   registerCodecs,
   type Codec,
-} from '../../../src/kafka-bridge/codecs';
-import { installHeaderDecoderPatch } from '../../../src/kafka-bridge/kafka-decoder-patch';
+} from '../../../src/kafka/codecs';
+import { installHeaderDecoderPatch } from '../../../src/kafka/kafka-decoder-patch';
 import { decodeRecordBatch, encodeRecordBatch } from '../../support/kafka-record-batch';
 
 const table = CompressionCodecs as unknown as Record<number, () => Codec>;

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import { waitFor } from '../stack/wait';
+import { waitFor } from '../util/wait';
 import type { OrderEffects } from './invariants';
 import { adminHeaders } from '../providers/admin-auth';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { CompressionTypes } from 'kafkajs';
-import { registerCodecs } from '../../../src/kafka-bridge/codecs';
-import { installHeaderDecoderPatch } from '../../../src/kafka-bridge/kafka-decoder-patch';
+import { registerCodecs } from '../../../src/kafka/codecs';
+import { installHeaderDecoderPatch } from '../../../src/kafka/kafka-decoder-patch';
 import {
   decodeRecordBatch,
   encodeRecordBatch,

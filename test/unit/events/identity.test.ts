@@ -9,7 +9,7 @@ import {
   eventIdentity,
   MAX_WORKFLOW_ID_LENGTH,
   versionIdentity,
-} from '../../../src/kafka-bridge/identity';
+} from '../../../src/events/identity';
 
 describe('bridge: identity', () => {
   describe('deriveIdentity', () => {

@@ -1,7 +1,7 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
 import { DEFAULTS, dlqTopicOf } from '../config';
 import type { Logger } from '../logger';
-import { waitFor } from '../stack/wait';
+import { waitFor } from '../util/wait';
 
 /** Milliseconds in a day, for retention settings given in days. */
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { translateMessage, type Translation } from '../../../src/kafka-bridge/translate';
-import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
-import { fingerprint, MAX_WORKFLOW_ID_LENGTH } from '../../../src/kafka-bridge/identity';
-import type { Route } from '../../../src/kafka-bridge/routes';
+import { translateMessage, type Translation } from '../../../src/events/translate';
+import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/events/routes';
+import { fingerprint, MAX_WORKFLOW_ID_LENGTH } from '../../../src/events/identity';
+import type { Route } from '../../../src/events/routes';
 import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
 import { bodyMessage, EVENT_ID, headerMessage, orderPlacedData } from './fixtures';
 
