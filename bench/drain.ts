@@ -141,10 +141,10 @@ export async function benchDrain(
         closeSync(fd);
       }
     };
-    const providers = startComponent('drain-providers', 'src/providers/main.ts', env, logs);
+    const providers = startComponent('drain-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = start('worker', 'src/worker/index.ts');
+    const worker = start('worker', 'src/worker/main.ts');
     components.push(worker);
     // The worker is up (workflows bundled, polling) before the clock starts.
     await waitFor(

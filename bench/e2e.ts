@@ -135,10 +135,10 @@ export async function benchEndToEnd(
       BRIDGE_METRICS_PORT: String(await pickPort(9564, taken)),
       LOG_LEVEL: 'warn',
     };
-    const providers = startComponent('bench-providers', 'src/providers/main.ts', env, logs);
+    const providers = startComponent('bench-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = startComponent('bench-worker', 'src/worker/index.ts', env, logs);
+    const worker = startComponent('bench-worker', 'src/worker/main.ts', env, logs);
     const bridge = startComponent('bench-bridge', 'src/kafka-bridge/main.ts', env, logs);
     components.push(worker, bridge);
     sampler = setInterval(() => {

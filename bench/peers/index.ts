@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       await ensureTopics(kafka, { topics: [topic], partitions: options.partitions });
 
       const providersUrl = `http://127.0.0.1:${await pickPort(4210, ports)}`;
-      const providers = startNodeProcess(`${name}-providers`, 'src/providers/main.ts', {
+      const providers = startNodeProcess(`${name}-providers`, 'src/sandbox/main.ts', {
         env: {
           ...stack.state.env,
           PROVIDERS_URL: providersUrl,

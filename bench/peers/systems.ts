@@ -105,7 +105,7 @@ export function onceflowSystem(ctx: SystemContext): PeerSystem {
           shared: true,
         });
       processes.push(
-        startNodeProcess('onceflow-worker', 'src/worker/index.ts', { env, logs: ctx.logs }),
+        startNodeProcess('onceflow-worker', 'src/worker/main.ts', { env, logs: ctx.logs }),
       );
       processes.push(
         startNodeProcess('onceflow-bridge', 'src/kafka-bridge/main.ts', { env, logs: ctx.logs }),

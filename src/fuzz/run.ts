@@ -133,8 +133,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const client = await connectClient(config);
   const fleet = new Fleet(
     {
-      providers: { entry: 'src/providers/main.ts', readyUrl: `${providersUrl}/admin/faults` },
-      worker: { entry: 'src/worker/index.ts' },
+      providers: { entry: 'src/sandbox/main.ts', readyUrl: `${providersUrl}/admin/faults` },
+      worker: { entry: 'src/worker/main.ts' },
       bridge: { entry: 'src/kafka-bridge/main.ts', readyUrl: metricsUrl },
     },
     env,

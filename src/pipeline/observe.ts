@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { waitFor } from '../util/wait';
 import type { OrderEffects } from './invariants';
-import { adminHeaders } from '../providers/admin-auth';
+import { adminHeaders } from '../sandbox/admin-auth';
 
 /** Final OrderStep of every orderFulfillment workflow whose OrderId starts with `prefix`. */
 export async function readOrderSteps(client: Client, prefix: string): Promise<Map<string, string>> {

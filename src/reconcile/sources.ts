@@ -4,7 +4,7 @@ import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
-import { adminHeaders } from '../providers/admin-auth';
+import { adminHeaders } from '../sandbox/admin-auth';
 
 /** A source reconcile reads from failed; names the source, keeps the cause. */
 export class ReconcileSourceError extends Error {

@@ -1,6 +1,6 @@
 import { redactUrl } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
-import { prepareServices } from '../setup';
+import { prepareServices } from '../setup/prepare-services';
 import { startStack, stopStack, type RunningStack } from './stack';
 
 function describe(stack: RunningStack): string {

@@ -6,7 +6,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { setStock } from '../../../src/inventory/stock-store';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
-import type { RunningProviders } from '../../../src/providers/server';
+import type { RunningProviders } from '../../../src/sandbox/server';
 import { installAptPackages } from '../../../src/stack/apt';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';

@@ -56,10 +56,14 @@ describe('reconcile: command line', () => {
   });
 
   it('exits 2 with the usage on a bad flag, before touching config or services', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/reconcile/cli.ts', '--nope'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/reconcile/main.ts', '--nope'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(run.status, 2);
     assert.match(run.stderr, /usage: npm run reconcile/);
   });

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../config';
 import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
-import { runReconcileCli } from '../reconcile/cli';
+import { runReconcileCli } from '../reconcile/main';
 import { signalAll } from './bulk-commands';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
 import { pauseOrders, resumeOrders } from './pause-commands';

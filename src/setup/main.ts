@@ -1,5 +1,5 @@
-import { loadConfigOrExit } from './config/load-or-exit';
-import { prepareServices } from './setup';
+import { loadConfigOrExit } from '../config/load-or-exit';
+import { prepareServices } from './prepare-services';
 
 /** `npm run setup`: applies migrations and creates topics against the configured services. */
 async function main(): Promise<void> {

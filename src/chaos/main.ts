@@ -77,12 +77,12 @@ async function main(argv: string[]): Promise<number> {
     BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
   };
   const members = {
-    providers: { entry: 'src/providers/main.ts', readyUrl: `${providersUrl}/admin/faults` },
+    providers: { entry: 'src/sandbox/main.ts', readyUrl: `${providersUrl}/admin/faults` },
     bridge: { entry: 'src/kafka-bridge/main.ts', readyUrl: metricsUrl },
     ...Object.fromEntries(
       Array.from({ length: WORKER_COUNT }, (_, i) => [
         `worker-${i + 1}`,
-        { entry: 'src/worker/index.ts' },
+        { entry: 'src/worker/main.ts' },
       ]),
     ),
   };

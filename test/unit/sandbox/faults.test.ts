@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { FaultInjector } from '../../src/providers/faults';
-import { fingerprintRequest } from '../../src/providers/http-util';
-import { isDeclined } from '../../src/providers/payment-routes';
-import { createPrng } from '../../src/util/prng';
-import { stepKey, stepKeys } from '../../src/workflows/order-definitions';
+import { FaultInjector } from '../../../src/sandbox/faults';
+import { fingerprintRequest } from '../../../src/sandbox/http-util';
+import { isDeclined } from '../../../src/sandbox/payment-routes';
+import { createPrng } from '../../../src/util/prng';
+import { stepKey, stepKeys } from '../../../src/workflows/order-definitions';
 
 describe('sandbox provider pieces (pure)', () => {
   it('the PRNG is deterministic per seed and differs between seeds', () => {

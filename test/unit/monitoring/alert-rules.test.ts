@@ -77,11 +77,11 @@ interface Rule {
   annotations?: { summary?: string };
 }
 
-describe('ops/prometheus/alerts.yml and ops/grafana/onceflow.json', () => {
+describe('monitoring/prometheus/alerts.yml and monitoring/grafana/onceflow.json', () => {
   const known = onceflowMetrics();
 
   it('every alert has a name, severity and summary and uses only existing metrics', () => {
-    const doc = parse(readFileSync(resolve(ROOT, 'ops/prometheus/alerts.yml'), 'utf8')) as {
+    const doc = parse(readFileSync(resolve(ROOT, 'monitoring/prometheus/alerts.yml'), 'utf8')) as {
       groups: Array<{ name: string; rules: Rule[] }>;
     };
     const rules = doc.groups.flatMap((g) => g.rules);
@@ -109,7 +109,7 @@ describe('ops/prometheus/alerts.yml and ops/grafana/onceflow.json', () => {
     // Installing Debian's prometheus package (which ships promtool) can take a while once.
     this.timeout(300_000);
     await ensureAptPackages({ promtool: 'prometheus' }, (m) => console.log(m));
-    const dir = resolve(ROOT, 'ops/prometheus');
+    const dir = resolve(ROOT, 'monitoring/prometheus');
     const checked = await runCommand('promtool', ['check', 'rules', 'alerts.yml'], { cwd: dir });
     assert.match(checked, /SUCCESS/);
     const tested = await runCommand('promtool', ['test', 'rules', 'alerts.test.yml'], { cwd: dir });
@@ -118,11 +118,13 @@ describe('ops/prometheus/alerts.yml and ops/grafana/onceflow.json', () => {
 
   it('has a promtool test case per alert where it fires and one where it stays quiet', () => {
     const rules = (
-      parse(readFileSync(resolve(ROOT, 'ops/prometheus/alerts.yml'), 'utf8')) as {
+      parse(readFileSync(resolve(ROOT, 'monitoring/prometheus/alerts.yml'), 'utf8')) as {
         groups: Array<{ rules: Rule[] }>;
       }
     ).groups.flatMap((g) => g.rules);
-    const tests = parse(readFileSync(resolve(ROOT, 'ops/prometheus/alerts.test.yml'), 'utf8')) as {
+    const tests = parse(
+      readFileSync(resolve(ROOT, 'monitoring/prometheus/alerts.test.yml'), 'utf8'),
+    ) as {
       tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }> }>;
     };
     const cases = tests.tests.flatMap((t) => t.alert_rule_test ?? []);
@@ -141,7 +143,7 @@ describe('ops/prometheus/alerts.yml and ops/grafana/onceflow.json', () => {
 
   it('every dashboard panel query uses only existing metrics', () => {
     const dashboard = JSON.parse(
-      readFileSync(resolve(ROOT, 'ops/grafana/onceflow.json'), 'utf8'),
+      readFileSync(resolve(ROOT, 'monitoring/grafana/onceflow.json'), 'utf8'),
     ) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
     assert.ok(dashboard.panels.length > 0);
     for (const panel of dashboard.panels) {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { reapExpiredKeys } from '../../../src/providers/key-store';
-import type { LedgerView } from '../../../src/providers/admin-routes';
-import type { RunningProviders } from '../../../src/providers/server';
+import { reapExpiredKeys } from '../../../src/sandbox/key-store';
+import type { LedgerView } from '../../../src/sandbox/admin-routes';
+import type { RunningProviders } from '../../../src/sandbox/server';
 import { waitFor } from '../../../src/util/wait';
 import { uniqueName } from '../../support/services';
 import {

@@ -1,9 +1,9 @@
-import type { Config } from './config';
-import { createPool } from './db/pool';
-import { migrate } from './db/migrate';
-import { createKafka } from './kafka/kafka-client';
-import { ensureTopics } from './kafka/topics';
-import { createLogger } from './logger';
+import type { Config } from '../config';
+import { createPool } from '../db/pool';
+import { migrate } from '../db/migrate';
+import { createKafka } from '../kafka/kafka-client';
+import { ensureTopics } from '../kafka/topics';
+import { createLogger } from '../logger';
 
 export interface PrepareResult {
   migrationsApplied: number[];

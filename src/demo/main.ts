@@ -53,10 +53,10 @@ async function main(): Promise<number> {
       BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
     };
 
-    const providers = startComponent('providers', 'src/providers/main.ts', env, stack.paths.logs);
+    const providers = startComponent('providers', 'src/sandbox/main.ts', env, stack.paths.logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    components.push(startComponent('worker', 'src/worker/index.ts', env, stack.paths.logs));
+    components.push(startComponent('worker', 'src/worker/main.ts', env, stack.paths.logs));
     const bridge = startComponent('bridge', 'src/kafka-bridge/main.ts', env, stack.paths.logs);
     components.push(bridge);
     await waitForHttp(bridge, metricsUrl);
