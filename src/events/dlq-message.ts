@@ -131,3 +131,31 @@ function listNames(names: readonly string[]): string {
   }
   return out;
 }
+
+/** What a DLQ record's dlq-* headers say; a header that is absent or null is undefined. */
+export interface DlqHeaders {
+  reason?: string;
+  error?: string;
+  sourceTopic?: string;
+  sourcePartition?: string;
+  sourceOffset?: string;
+  firstFailedAt?: string;
+  failureCount?: string;
+}
+
+/**
+ * Reads back the dlq-* headers buildDlqMessage wrote: the one reader of the DLQ record, used
+ * by the ops CLI, reconcile and the test tools, so a renamed header cannot leave one behind.
+ */
+export function readDlqHeaders(headers: IHeaders | undefined): DlqHeaders {
+  const read = (name: string) => firstHeaderText(headers, name);
+  return {
+    reason: read(DLQ_HEADER.reason),
+    error: read(DLQ_HEADER.error),
+    sourceTopic: read(DLQ_HEADER.sourceTopic),
+    sourcePartition: read(DLQ_HEADER.sourcePartition),
+    sourceOffset: read(DLQ_HEADER.sourceOffset),
+    firstFailedAt: read(DLQ_HEADER.firstFailedAt),
+    failureCount: read(DLQ_HEADER.failureCount),
+  };
+}

@@ -2,7 +2,7 @@ import type { Kafka, KafkaMessage } from 'kafkajs';
 
 /** Options of readTopicsToEnd. */
 export interface ReadTopicsOptions {
-  /** A consumer group of its own; deleted afterwards so reconcile runs leave no groups behind. */
+  /** A consumer group of its own; deleted afterwards so readers leave no groups behind. */
   groupId: string;
   /** Give up when the end is not reached within this time. Default: 120 000 ms. */
   timeoutMs?: number;
@@ -28,6 +28,11 @@ type OnMessage = (topic: string, partition: number, message: KafkaMessage) => vo
 export interface TopicReadResult {
   /** Topics whose low watermark is above 0: retention or compaction deleted older messages. */
   trimmed: string[];
+  /**
+   * Per topic, the high watermark of each partition that had messages: where the snapshot
+   * ended (what `dlq replay` marks as handled).
+   */
+  ends: Map<string, Map<number, bigint>>;
 }
 
 /**
@@ -49,18 +54,26 @@ export async function readTopicsToEnd(
     // Last offset to read per `topic/partition`; partitions with nothing to read are left out.
     const pending = new Map<string, bigint>();
     const trimmed = new Set<string>();
+    const ends = new Map<string, Map<number, bigint>>();
     for (const topic of topics.filter((t) => existing.has(t))) {
       for (const p of await admin.fetchTopicOffsets(topic)) {
         if (BigInt(p.low) > 0n) trimmed.add(topic);
-        if (BigInt(p.high) > BigInt(p.low))
+        if (BigInt(p.high) > BigInt(p.low)) {
           pending.set(`${topic}/${p.partition}`, BigInt(p.high) - 1n);
+          if (!ends.has(topic)) ends.set(topic, new Map());
+          ends.get(topic)!.set(p.partition, BigInt(p.high));
+        }
       }
     }
-    if (pending.size === 0) return { trimmed: [...trimmed] };
+    if (pending.size === 0) return { trimmed: [...trimmed], ends };
     const wanted = [...new Set([...pending.keys()].map((k) => k.slice(0, k.lastIndexOf('/'))))];
-    await consumeUntilDone(kafka, wanted, pending, onMessage, options.groupId, timeoutMs);
-    await admin.deleteGroups([options.groupId]).catch(() => undefined);
-    return { trimmed: [...trimmed] };
+    try {
+      await consumeUntilDone(kafka, wanted, pending, onMessage, options.groupId, timeoutMs);
+    } finally {
+      // Also after a timeout: a read must leave no consumer group behind.
+      await admin.deleteGroups([options.groupId]).catch(() => undefined);
+    }
+    return { trimmed: [...trimmed], ends };
   } finally {
     await admin.disconnect();
   }

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
+import { readDlqHeaders } from '../events/dlq-message';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { waitFor } from '../util/wait';
 import type { OrderEffects } from './invariants';
@@ -60,7 +61,7 @@ export async function readDlqByReason(
     await consumer.run({
       eachMessage: async ({ message }) => {
         if (!message.key?.toString().startsWith(prefix)) return;
-        const reason = message.headers?.['dlq-reason']?.toString() ?? 'none';
+        const reason = readDlqHeaders(message.headers).reason ?? 'none';
         byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
         seen++;
       },

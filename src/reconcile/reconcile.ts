@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import type pg from 'pg';
 import { dlqTopicOf } from '../config';
-import { DLQ_HEADER } from '../events/dlq-message';
+import { readDlqHeaders } from '../events/dlq-message';
 import { HEADER } from '../events/envelope';
 import type { RouteTable } from '../events/routes';
 import { firstHeaderText } from '../events/headers';
@@ -73,16 +73,8 @@ export interface ReconcileReport {
   };
 }
 
-/** A header as text; null values and inherited names (`constructor`) count as absent. */
-function headerText(message: KafkaMessage, name: string): string | undefined {
-  return firstHeaderText(message.headers, name);
-}
-
 function readDlqEntry(topic: string, partition: number, message: KafkaMessage): DlqEntry {
-  const reason = headerText(message, DLQ_HEADER.reason);
-  const sourceTopic = headerText(message, DLQ_HEADER.sourceTopic);
-  const sourcePartition = headerText(message, DLQ_HEADER.sourcePartition);
-  const sourceOffset = headerText(message, DLQ_HEADER.sourceOffset);
+  const { reason, sourceTopic, sourcePartition, sourceOffset } = readDlqHeaders(message.headers);
   return {
     coordinates: formatCoordinates(topic, partition, message.offset),
     key: message.key?.toString() ?? null,
@@ -98,7 +90,7 @@ function subjectOf(message: KafkaMessage, orderId?: string, aggregateId?: string
   return (
     orderId ??
     aggregateId ??
-    headerText(message, HEADER.aggregateId) ??
+    firstHeaderText(message.headers, HEADER.aggregateId) ??
     message.key?.toString() ??
     ''
   );

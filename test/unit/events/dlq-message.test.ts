@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
 import type { IHeaders } from 'kafkajs';
-import { buildDlqMessage, DLQ_HEADER, MAX_DLQ_ERROR_LENGTH } from '../../../src/events/dlq-message';
+import {
+  buildDlqMessage,
+  DLQ_HEADER,
+  MAX_DLQ_ERROR_LENGTH,
+  readDlqHeaders,
+} from '../../../src/events/dlq-message';
 import { MAX_HEADER_BYTES, MAX_HEADER_COUNT } from '../../../src/events/headers';
 import { headerMessage } from './fixtures';
 
@@ -192,5 +197,43 @@ describe('bridge: buildDlqMessage', () => {
         .reduce((s, [n, v]) => s + n.length + Buffer.byteLength(v as Buffer | string), 0);
       assert.ok(bytes <= MAX_HEADER_BYTES);
     });
+  });
+});
+
+describe('events: readDlqHeaders', () => {
+  it('reads back what buildDlqMessage wrote', () => {
+    const record = buildDlqMessage({
+      message: headerMessage(),
+      topic: 'orders',
+      partition: 3,
+      offset: '42',
+      reason: 'validation-failed',
+      error: 'data.email: must be an email address',
+      failedAt,
+    });
+    // As a consumer sees them: every header value a Buffer.
+    const consumed: IHeaders = Object.fromEntries(
+      Object.entries(record.message.headers).map(([k, v]) => [
+        k,
+        Buffer.from(String(Array.isArray(v) ? v[0] : v)),
+      ]),
+    );
+    assert.deepEqual(readDlqHeaders(consumed), {
+      reason: 'validation-failed',
+      error: 'data.email: must be an email address',
+      sourceTopic: 'orders',
+      sourcePartition: '3',
+      sourceOffset: '42',
+      firstFailedAt: '2026-11-22T04:00:00.000Z',
+      failureCount: '1',
+    });
+  });
+
+  it('treats absent, null and inherited names as absent', () => {
+    const headers = { [DLQ_HEADER.reason]: null } as unknown as IHeaders;
+    const read = readDlqHeaders(headers);
+    assert.equal(read.reason, undefined);
+    assert.equal(read.sourceTopic, undefined);
+    assert.equal(readDlqHeaders(undefined).failureCount, undefined);
   });
 });
