@@ -11,7 +11,7 @@ import type { Activities } from '../activities';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { StepName } from '../workflows/order-definitions';
 import { checkPrefix, PARKED_STEPS } from './bulk-selection';
-import { forEachConcurrently } from './concurrently';
+import { forEachLimited } from '../util/run-limited';
 import { operatorActionOf } from './operator-action';
 import { listExecutions, ORDER_WORKFLOW_TYPE, quoteValue } from './order-lookup';
 import { parseDuration, parsePositiveInt, UsageError } from './output';
@@ -127,7 +127,7 @@ export async function findPendingActivities(client: Client, sel: PauseSelection,
   const infos = await listExecutions(client, query, limit);
   const type = sel.step ? STEP_ACTIVITY[sel.step].activityType : undefined;
   const found: PendingActivity[] = [];
-  await forEachConcurrently(infos, 8, async (info) => {
+  await forEachLimited(infos, 8, async (info) => {
     const described = await client.workflowService
       .describeWorkflowExecution({
         namespace: client.options.namespace,

@@ -1,6 +1,6 @@
 /**
- * Runs tasks with at most `limit` in flight. Resolves when all settled; rejects with the
- * first error after the rest have settled, so no task is left running unobserved.
+ * Runs tasks with at most `limit` in flight (at least one). Resolves when all settled; rejects
+ * with the first error after the rest have settled, so no task is left running unobserved.
  */
 export async function runLimited(
   tasks: ReadonlyArray<() => Promise<void>>,
@@ -18,6 +18,21 @@ export async function runLimited(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, tasks.length)) }, lane));
   if (firstError !== undefined) throw firstError;
+}
+
+/**
+ * runLimited over a list: `fn(item, index)` for each item, at most `limit` at a time. Enough
+ * to read or signal hundreds of runs quickly without opening hundreds of requests at once.
+ */
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  await runLimited(
+    items.map((item, index) => () => fn(item, index)),
+    limit,
+  );
 }
