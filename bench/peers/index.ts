@@ -26,7 +26,7 @@ import { ensureTopics } from '../../src/kafka/topics';
 import { startPreparedStack } from '../../src/stack/cli';
 import { pickPort } from '../../src/stack/ports';
 import { waitFor } from '../../src/util/wait';
-import { parseDurationMs } from '../../src/util/duration';
+import { parseDuration } from '../../src/util/duration';
 import { renderChart } from './chart';
 import { OrderFeed, STREAM_SHAPE } from './feed';
 import { checkPeerInvariants, type InvariantReport } from './invariants';
@@ -70,12 +70,6 @@ interface SystemResult extends WorkloadResult {
   };
 }
 
-function duration(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined) throw new Error(`cannot read duration "${text}" (use e.g. 30s or 2m)`);
-  return ms;
-}
-
 const log = (m: string) => process.stderr.write(`bench:peers ${m}\n`);
 
 /** `npm ci` of bench/peers when its packages are missing (first use, fresh clone). */
@@ -110,11 +104,14 @@ async function main(): Promise<void> {
       systems: { type: 'string' },
     },
   });
-  const durationMs = duration(values.duration ?? '2m');
+  const durationMs = parseDuration(values.duration ?? '2m', '--duration');
   const options = {
     durationMs,
-    warmupMs: duration(values.warmup ?? `${Math.min(20, durationMs / 6000)}s`),
-    latencyMs: duration(values['latency-duration'] ?? `${Math.min(60, durationMs / 2000)}s`),
+    warmupMs: parseDuration(values.warmup ?? `${Math.min(20, durationMs / 6000)}s`, '--warmup'),
+    latencyMs: parseDuration(
+      values['latency-duration'] ?? `${Math.min(60, durationMs / 2000)}s`,
+      '--latency-duration',
+    ),
     backlog: Number(values.backlog ?? 500),
     duplicates: Number(values.duplicates ?? 2000),
     partitions: Number(values.partitions ?? 6),

@@ -11,7 +11,8 @@ import { runReconcile } from '../reconcile/reconcile';
 import { startPreparedStack } from '../stack/cli';
 import { pickPort } from '../stack/ports';
 import { connectClient } from '../temporal/connection';
-import { CHAOS_USAGE, ChaosUsageError, parseChaosArgs } from './args';
+import { UsageError } from '../util/usage-error';
+import { CHAOS_USAGE, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
@@ -231,7 +232,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${err.message}\n`);
       process.exit(1);
     }
-    if (err instanceof ChaosUsageError) {
+    if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n${CHAOS_USAGE}`);
       process.exit(2);
     }

@@ -1,5 +1,6 @@
 import { startPreparedStack } from '../stack/cli';
-import { FUZZ_USAGE, FuzzUsageError, parseFuzzArgs } from './args';
+import { UsageError } from '../util/usage-error';
+import { FUZZ_USAGE, parseFuzzArgs } from './args';
 import { formatFuzzReport, writeFuzzReport } from './report';
 import { runFuzz } from './run';
 
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof FuzzUsageError) {
+    if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n${FUZZ_USAGE}`);
       process.exit(2);
     }

@@ -181,7 +181,7 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
   if (live && routable.length > 0) {
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    const progress = createProgress('replaying', routable.length);
+    const progress = createProgress('replaying', routable.length, { every: 100 });
     try {
       for (let i = 0; i < routable.length; i += REPLAY_BATCH) {
         const batch = routable.slice(i, i + REPLAY_BATCH);

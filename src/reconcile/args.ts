@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { parseDurationMs } from '../util/duration';
+import { parseDuration } from '../util/duration';
+import { UsageError } from '../util/usage-error';
 import { DEFAULT_STUCK_AFTER_MS } from './classify';
 
 export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefix ORDER_ID_PREFIX] [--stuck-after 10m] [--json]
@@ -13,11 +14,6 @@ export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefi
 exit codes: 0 clean, 1 discrepancies found, 2 usage, 3 a source could not be read, 78 configuration
 `;
 
-/** A malformed command line; the CLI prints it with the usage and exits 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
 export interface ReconcileArgs {
   /** Empty: the configured topics. */
   topics: string[];
@@ -26,14 +22,6 @@ export interface ReconcileArgs {
   json: boolean;
   schema?: string;
   providersUrl?: string;
-}
-
-/** `90s`, `10m`, `2h`, `1d`, `500ms` → milliseconds; throws UsageError otherwise. */
-export function parseDuration(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined)
-    throw new UsageError(`--stuck-after: ${JSON.stringify(text)} is not a duration like 10m`);
-  return ms;
 }
 
 // A visibility query cannot escape quotes, and a backslash would change what STARTS_WITH means.
@@ -67,7 +55,8 @@ export function parseReconcileArgs(argv: string[]): ReconcileArgs {
   return {
     topics,
     prefix,
-    stuckAfterMs: stuck === undefined ? DEFAULT_STUCK_AFTER_MS : parseDuration(stuck),
+    stuckAfterMs:
+      stuck === undefined ? DEFAULT_STUCK_AFTER_MS : parseDuration(stuck, '--stuck-after'),
     json: values.json ?? false,
     ...(values.schema !== undefined ? { schema: values.schema } : {}),
     ...(values['providers-url'] !== undefined

@@ -3,7 +3,8 @@ import { createPool } from '../db/pool';
 import { createKafka } from '../kafka/kafka-client';
 import { buildRouteTable } from '../events/routes';
 import { connectClient } from '../temporal/connection';
-import { parseReconcileArgs, RECONCILE_USAGE, UsageError, type ReconcileArgs } from './args';
+import { UsageError } from '../util/usage-error';
+import { parseReconcileArgs, RECONCILE_USAGE, type ReconcileArgs } from './args';
 import { formatReportJson, formatReportTable } from './format';
 import { runReconcile } from './reconcile';
 

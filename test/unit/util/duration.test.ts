@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { parseDuration } from '../../../src/chaos/args';
-import { parseDurationMs } from '../../../src/util/duration';
+import { parseDuration, parseDurationMs } from '../../../src/util/duration';
+import { UsageError } from '../../../src/util/usage-error';
 
 describe('durations on command lines', () => {
   it('reads ms, s, m, h and d, with decimals', () => {
@@ -16,7 +16,13 @@ describe('durations on command lines', () => {
       assert.equal(parseDurationMs(bad), undefined, bad);
   });
 
-  it("names the option in each command line's own usage error", () => {
-    assert.throws(() => parseDuration('20'), /--duration: expected e\.g\. 90s or 2m, got "20"/);
+  it('names the option in the usage error of a command line', () => {
+    assert.equal(parseDuration('10m', '--stuck-after'), 600_000);
+    assert.throws(
+      () => parseDuration('20', '--duration'),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        err.message === '--duration must look like 30s, 10m, 2h or 3d, got 20',
+    );
   });
 });
