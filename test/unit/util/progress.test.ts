@@ -27,7 +27,8 @@ describe('util: createProgress', () => {
     const progress = createProgress('workflows finished', 20, { out });
     for (let done = 0; done <= 20; done++) progress.update(done, `(${20 - done} running)`);
     const lines = out.text.trim().split('\n');
-    assert.equal(lines.length, 11);
+    assert.equal(lines.length, 10);
+    assert.equal(lines[0], 'workflows finished: 2/20 (18 running)');
     assert.equal(lines.at(-1), 'workflows finished: 20/20 (0 running)');
   });
 
