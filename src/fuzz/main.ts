@@ -1,4 +1,4 @@
-import { startPreparedStack } from '../stack/cli';
+import { startPreparedStack } from '../stack/main';
 import { UsageError } from '../util/usage-error';
 import { FUZZ_USAGE, parseFuzzArgs } from './args';
 import { formatFuzzReport, writeFuzzReport } from './report';
