@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { startPreparedStack } from '../src/stack/main';
+import { startPreparedStack } from '../src/setup/dev-stack';
 import { loadConfig, type Config } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';

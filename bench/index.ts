@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startPreparedStack } from '../src/stack/main';
+import { startPreparedStack } from '../src/setup/dev-stack';
 import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { connectClient } from '../src/temporal/connection';

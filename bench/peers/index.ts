@@ -23,7 +23,7 @@ import { migrate } from '../../src/db/migrate';
 import { setStock } from '../../src/inventory/stock-store';
 import { createKafka } from '../../src/kafka/kafka-client';
 import { ensureTopics } from '../../src/kafka/topics';
-import { startPreparedStack } from '../../src/stack/main';
+import { startPreparedStack } from '../../src/setup/dev-stack';
 import { pickPort } from '../../src/stack/ports';
 import { waitFor } from '../../src/util/wait';
 import { parseDuration } from '../../src/util/duration';

@@ -8,7 +8,7 @@ import { buildRouteTable } from '../events/routes';
 import { DISCREPANCY_CLASSES } from '../reconcile/facts';
 import { describeRead } from '../reconcile/format';
 import { runReconcile } from '../reconcile/reconcile';
-import { startPreparedStack } from '../stack/main';
+import { startPreparedStack } from '../setup/dev-stack';
 import { pickPort } from '../stack/ports';
 import { connectClient } from '../temporal/connection';
 import { UsageError } from '../util/usage-error';

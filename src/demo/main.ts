@@ -1,7 +1,7 @@
 import { redactUrl } from '../config';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
-import { startPreparedStack } from '../stack/main';
+import { startPreparedStack } from '../setup/dev-stack';
 import { pickPort } from '../stack/ports';
 import { waitFor } from '../util/wait';
 import { connectClient } from '../temporal/connection';

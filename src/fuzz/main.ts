@@ -1,4 +1,4 @@
-import { startPreparedStack } from '../stack/main';
+import { startPreparedStack } from '../setup/dev-stack';
 import { UsageError } from '../util/usage-error';
 import { FUZZ_USAGE, parseFuzzArgs } from './args';
 import { formatFuzzReport, writeFuzzReport } from './report';

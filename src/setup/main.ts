@@ -1,8 +1,10 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
+import { holdStackInForeground } from '../stack/foreground';
+import { startPreparedStack } from './dev-stack';
 import { prepareServices } from './prepare-services';
 
 /** `npm run setup`: applies migrations and creates topics against the configured services. */
-async function main(): Promise<void> {
+async function prepareConfigured(): Promise<void> {
   const config = loadConfigOrExit();
   const result = await prepareServices(config);
   process.stdout.write(
@@ -11,7 +13,18 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`setup failed: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+/**
+ * `npm run setup` prepares the configured services; `npm run stack` (`--stack`) starts the
+ * local stack, prepares it and keeps it in the foreground.
+ */
+const stackMode = process.argv.slice(2).includes('--stack');
+(stackMode ? startPreparedStack().then(holdStackInForeground) : prepareConfigured()).catch(
+  (err: unknown) => {
+    process.stderr.write(
+      stackMode
+        ? `${(err as Error).message ?? String(err)}\n`
+        : `setup failed: ${(err as Error).stack ?? String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);
