@@ -35,7 +35,7 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
   dlq list [--reason R] [--topic T] [--limit N]
   dlq replay [--reason R] [--topic T] [--dry-run] [--yes]   (asks unless --yes; replays each entry once)
-  ledger reap [--older-than-days D]
+  ledger reap [--older-than-days D] [--schema NAME]
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
 exit codes: 0 ok, 1 failed or not found, 2 usage, 78 bad setting
