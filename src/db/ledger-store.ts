@@ -2,7 +2,7 @@ import type pg from 'pg';
 
 /**
  * The bridge's ledger of processed identities, table `processed_events` (migration 0001;
- * ARCHITECTURE.md, "Identity and deduplication"). Every statement is schema-qualified with the
+ * docs/architecture.md, "Identity and deduplication"). Every statement is schema-qualified with the
  * injected schema, so tests run against a schema of their own, and takes `$n` parameters only.
  */
 

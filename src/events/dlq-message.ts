@@ -10,7 +10,7 @@ import {
 } from './headers';
 import { truncateText } from './temporal-limits';
 
-/** DLQ header names (ARCHITECTURE.md, "Bridge behaviour"). */
+/** DLQ header names (docs/architecture.md, "Bridge behaviour"). */
 export const DLQ_HEADER = {
   reason: 'dlq-reason',
   error: 'dlq-error',

@@ -278,7 +278,7 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
 }
 
 /**
- * Reads the envelope of one Kafka message (ARCHITECTURE.md, "Event contract"): headers first,
+ * Reads the envelope of one Kafka message (docs/architecture.md, "Event contract"): headers first,
  * top-level JSON body fields as fallback. Never throws: every defect is returned as poison
  * with its reason, so a bad message can never crash the bridge.
  */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * How a route derives an event's identity (ARCHITECTURE.md, "Identity and deduplication"):
+ * How a route derives an event's identity (docs/architecture.md, "Identity and deduplication"):
  * - `aggregate-version`: `v:<aggregateId>@<aggregateVersion>` when a version is present
  *   (collides even when a producer re-emits one change under a fresh event ID), else the
  *   event-ID identity;

@@ -4,7 +4,7 @@
  */
 
 /**
- * Why a message is poison: the value of the `dlq-reason` header (ARCHITECTURE.md, "Bridge
+ * Why a message is poison: the value of the `dlq-reason` header (docs/architecture.md, "Bridge
  * behaviour"). `identity-conflict` and `stale-version` are decided by the consumer loop
  * against the ledger; the others by the pure translation in this folder.
  *

@@ -41,7 +41,7 @@ export function checkOrderIsAggregate(
 /** Event type → route. Read-only: a table is built once at start and shared. */
 export type RouteTable = ReadonlyMap<string, Route>;
 
-/** The built-in routes (ARCHITECTURE.md, "Workflows and activities"). */
+/** The built-in routes (docs/architecture.md, "Workflows and activities"). */
 export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
   [
     EVENT_TYPES.orderPlaced,

@@ -16,7 +16,7 @@ export type TranslateOptions = ParseEnvelopeOptions & {
 };
 
 /**
- * Values for the Keyword search attributes the Web UI queries on (ARCHITECTURE.md,
+ * Values for the Keyword search attributes the Web UI queries on (docs/architecture.md,
  * "Workflows and activities"). `OrderId`/`CustomerId` are set when `data` carries
  * `orderId`/`customerId` strings. `OrderStep` belongs to the workflow, not the bridge. Each
  * value fits Temporal's Keyword limits (temporal-limits.ts, boundKeyword): a longer one is

@@ -16,10 +16,10 @@ export interface OrderFacts {
 }
 
 /**
- * The invariants of ARCHITECTURE.md for one run, as violations (empty = all hold): at most
- * one net charge of exactly the total per order, none for an order that did not complete or
- * was cancelled; at most one confirmation email; stock decremented exactly by the orders
- * that stand; every poison message dead-lettered.
+ * The invariants (docs/architecture.md, "Invariants") for one run, as violations (empty = all
+ * hold): at most one net charge of exactly the total per order, none for an order that did
+ * not complete or was cancelled; at most one confirmation email; stock decremented exactly by
+ * the orders that stand; every poison message dead-lettered.
  */
 export function checkInvariants(input: {
   orders: Map<string, OrderFacts>;

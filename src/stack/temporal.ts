@@ -15,7 +15,10 @@ import { hasCommand, runCommand } from './run-command';
 import { spawnService } from './processes';
 import { waitFor } from '../util/wait';
 
-/** Keyword search attributes the Web UI queries on (ARCHITECTURE.md, "Workflows and activities"). */
+/**
+ * Keyword search attributes the Web UI queries on (docs/architecture.md, "Workflows and
+ * activities").
+ */
 export const SEARCH_ATTRIBUTES = [
   'OrderId',
   'CustomerId',
