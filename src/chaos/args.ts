@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../util/duration';
-import { parsePositiveInt, UsageError } from '../util/usage-error';
+import { parseArgsOrUsage, parsePositiveInt, UsageError } from '../util/usage-error';
 
 export interface ChaosArgs {
   orders: number;
@@ -16,22 +15,17 @@ export const CHAOS_USAGE =
   'usage: npm run chaos -- --orders N --seed S [--duration 2m] [--report DIR] [--json]\n';
 
 export function parseChaosArgs(argv: string[]): ChaosArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        orders: { type: 'string' },
-        seed: { type: 'string' },
-        duration: { type: 'string' },
-        report: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const { values } = parseArgsOrUsage({
+    args: argv,
+    options: {
+      orders: { type: 'string' },
+      seed: { type: 'string' },
+      duration: { type: 'string' },
+      report: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    strict: true,
+  });
   const durationMs = parseDuration(values.duration ?? '2m', '--duration');
   if (durationMs < 10_000) throw new UsageError('--duration: at least 10s');
   return {

@@ -1,5 +1,4 @@
 import { redactUrl } from '../config';
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../setup/dev-stack';
 import { pickPort } from '../stack/ports';
@@ -20,6 +19,9 @@ import {
   scrapeCounter,
 } from '../pipeline/observe';
 import { createProgress } from '../util/progress';
+import { parseArgsOrUsage, parsePositiveInt, UsageError } from '../util/usage-error';
+
+const DEMO_USAGE = 'usage: npm run demo -- [--orders 300] [--seed 1] [--stop]\n';
 
 /**
  * `npm run demo`: the whole pipeline on the embedded local stack. Installs and starts the
@@ -30,10 +32,11 @@ import { createProgress } from '../util/progress';
  * The stack stays up for the Web UI (`npm run stack:stop`); `-- --stop` stops it.
  */
 async function main(): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseArgsOrUsage({
     options: { orders: { type: 'string' }, seed: { type: 'string' }, stop: { type: 'boolean' } },
   });
-  const orderCount = Number(values.orders ?? 300);
+  const orderCount = parsePositiveInt(values.orders, '--orders', 300);
+  const seed = Number(values.seed ?? 1);
   const started = Date.now();
   const stack = await startPreparedStack();
   const config = loadConfigOrExit();
@@ -42,7 +45,7 @@ async function main(): Promise<number> {
   const kafka = createKafka(config.kafka, 'demo');
   const components: Component[] = [];
   try {
-    const scenario = buildScenario(orderCount, Number(values.seed ?? 1));
+    const scenario = buildScenario(orderCount, seed);
     await seedStock(pool, scenario);
     const taken = new Set<number>();
     const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
@@ -159,6 +162,10 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n${DEMO_USAGE}`);
+      process.exit(2);
+    }
     process.stderr.write(`demo failed: ${(err as Error).stack ?? String(err)}\n`);
     process.exit(1);
   },

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../util/duration';
-import { parsePositiveInt, UsageError } from '../util/usage-error';
+import { parseArgsOrUsage, parsePositiveInt } from '../util/usage-error';
 
 export interface FuzzArgs {
   messages: number;
@@ -22,25 +21,20 @@ export const FUZZ_USAGE =
   'usage: npm run fuzz -- --messages N --seed S [--partitions 3] [--deadline 10m] [--stall 30s] [--skip kind,kind] [--report DIR] [--json]\n';
 
 export function parseFuzzArgs(argv: string[]): FuzzArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        messages: { type: 'string' },
-        seed: { type: 'string' },
-        partitions: { type: 'string' },
-        deadline: { type: 'string' },
-        stall: { type: 'string' },
-        report: { type: 'string' },
-        json: { type: 'boolean' },
-        skip: { type: 'string' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const { values } = parseArgsOrUsage({
+    args: argv,
+    options: {
+      messages: { type: 'string' },
+      seed: { type: 'string' },
+      partitions: { type: 'string' },
+      deadline: { type: 'string' },
+      stall: { type: 'string' },
+      report: { type: 'string' },
+      json: { type: 'boolean' },
+      skip: { type: 'string' },
+    },
+    strict: true,
+  });
   return {
     messages: parsePositiveInt(values.messages, '--messages', 2_000),
     seed: parsePositiveInt(values.seed, '--seed', 1),

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { createLedgerStore } from '../db/ledger-store';
+import { parseArgsOrUsage } from '../util/usage-error';
 import type { OpsContext } from './context';
 import { formatFields, UsageError, type CommandResult } from './output';
 
@@ -16,16 +16,11 @@ export interface ReapArgs {
  * Throws UsageError for anything malformed.
  */
 export function parseReapArgs(argv: string[], defaults: ReapArgs): ReapArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { 'older-than-days': { type: 'string' }, schema: { type: 'string' } },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const { values } = parseArgsOrUsage({
+    args: argv,
+    options: { 'older-than-days': { type: 'string' }, schema: { type: 'string' } },
+    strict: true,
+  });
   const raw = values['older-than-days'];
   const days = raw === undefined ? defaults.days : Number(raw);
   // Zero would empty the ledger and with it the dedup window beyond Temporal's retention.

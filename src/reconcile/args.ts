@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../util/duration';
-import { UsageError } from '../util/usage-error';
+import { parseArgsOrUsage, UsageError } from '../util/usage-error';
 import { DEFAULT_STUCK_AFTER_MS } from './classify';
 
 export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefix ORDER_ID_PREFIX] [--stuck-after 10m] [--json]
@@ -29,24 +28,19 @@ const UNSAFE_PREFIX = /['"\\]/;
 
 /** Reads reconcile's command line; throws UsageError for anything malformed. */
 export function parseReconcileArgs(argv: string[]): ReconcileArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        topic: { type: 'string', multiple: true },
-        prefix: { type: 'string' },
-        'stuck-after': { type: 'string' },
-        json: { type: 'boolean' },
-        schema: { type: 'string' },
-        'providers-url': { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const { values } = parseArgsOrUsage({
+    args: argv,
+    options: {
+      topic: { type: 'string', multiple: true },
+      prefix: { type: 'string' },
+      'stuck-after': { type: 'string' },
+      json: { type: 'boolean' },
+      schema: { type: 'string' },
+      'providers-url': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   const prefix = values.prefix ?? '';
   if (UNSAFE_PREFIX.test(prefix)) throw new UsageError('--prefix may not contain quotes or \\');
   const topics = values.topic ?? [];

@@ -1,3 +1,4 @@
+import { UsageError } from '../util/usage-error';
 import { holdStackInForeground } from './foreground';
 import { startStack, stopStack } from './stack';
 
@@ -14,10 +15,10 @@ async function main(): Promise<void> {
     process.stdout.write(state ? 'stack stopped\n' : 'no stack was running\n');
     return;
   }
-  throw new Error(`unknown command "${command}" (use start or stop)`);
+  throw new UsageError(`unknown command "${command}" (use start or stop)`);
 }
 
 main().catch((err: unknown) => {
   process.stderr.write(`${(err as Error).message ?? String(err)}\n`);
-  process.exit(1);
+  process.exit(err instanceof UsageError ? 2 : 1);
 });
