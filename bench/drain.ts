@@ -17,12 +17,17 @@ import type { Kafka } from 'kafkajs';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
-import { ensureTopics } from '../src/kafka-bridge/topics';
+import { ensureTopics } from '../src/kafka/topics';
 import type { Config } from '../src/config';
 import { connectWorker } from '../src/temporal/connection';
 import { pickPort } from '../src/stack/ports';
-import { waitFor } from '../src/stack/wait';
-import { startComponent, stopComponent, waitForHttp, type Component } from '../src/demo/components';
+import { waitFor } from '../src/util/wait';
+import {
+  startComponent,
+  stopComponent,
+  waitForHttp,
+  type Component,
+} from '../src/pipeline/components';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { tag } from './bridge';
 import { measureFloor, perItem, round, selfCpu, type RateFigure } from './floor';
@@ -136,10 +141,10 @@ export async function benchDrain(
         closeSync(fd);
       }
     };
-    const providers = startComponent('drain-providers', 'src/providers/main.ts', env, logs);
+    const providers = startComponent('drain-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = start('worker', 'src/worker/index.ts');
+    const worker = start('worker', 'src/worker/main.ts');
     components.push(worker);
     // The worker is up (workflows bundled, polling) before the clock starts.
     await waitFor(

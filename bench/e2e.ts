@@ -15,13 +15,18 @@ import type { Kafka, Producer } from 'kafkajs';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
-import { ensureTopics } from '../src/kafka-bridge/topics';
+import { ensureTopics } from '../src/kafka/topics';
 import type { Config } from '../src/config';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../src/temporal/search-attributes';
 import { WORKFLOW_TYPE } from '../src/workflows/workflow-types';
 import { pickPort } from '../src/stack/ports';
-import { waitFor } from '../src/stack/wait';
-import { startComponent, stopComponent, waitForHttp, type Component } from '../src/demo/components';
+import { waitFor } from '../src/util/wait';
+import {
+  startComponent,
+  stopComponent,
+  waitForHttp,
+  type Component,
+} from '../src/pipeline/components';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { PARTITIONS, peakRssMiB, tag } from './bridge';
 
@@ -140,10 +145,10 @@ export async function benchEndToEnd(
       BRIDGE_METRICS_PORT: String(await pickPort(9564, taken)),
       LOG_LEVEL: 'warn',
     };
-    const providers = startComponent('bench-providers', 'src/providers/main.ts', env, logs);
+    const providers = startComponent('bench-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = startComponent('bench-worker', 'src/worker/index.ts', env, logs);
+    const worker = startComponent('bench-worker', 'src/worker/main.ts', env, logs);
     const bridge = startComponent('bench-bridge', 'src/kafka-bridge/main.ts', env, logs);
     components.push(worker, bridge);
     sampler = setInterval(() => {

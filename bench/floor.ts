@@ -4,8 +4,8 @@
  * server, timed until all are completed; plus the CPU helpers the drain shares.
  */
 import type { Client } from '@temporalio/client';
-import { runLimited } from '../src/kafka-bridge/run-limited';
-import { waitFor } from '../src/stack/wait';
+import { runLimited } from '../src/util/run-limited';
+import { waitFor } from '../src/util/wait';
 import { tag } from './bridge';
 import { cpuDelta, cpuSeconds } from './proc-cpu';
 

@@ -15,25 +15,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startPreparedStack } from '../src/stack/cli';
+import { startPreparedStack } from '../src/setup/dev-stack';
 import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { connectClient } from '../src/temporal/connection';
-import { createKafka } from '../src/kafka-bridge/kafka-client';
-import { parseDurationMs } from '../src/util/duration';
+import { createKafka } from '../src/kafka/kafka-client';
+import { parseDuration } from '../src/util/duration';
 import { benchBridge } from './bridge';
 import { benchEndToEnd } from './e2e';
 import { benchDrain, type DrainResult } from './drain';
 import { formatDrain } from './drain-table';
 
 const ROOT = resolve(__dirname, '..');
-
-/** "30s", "5m" → ms. */
-function parseDuration(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined) throw new Error(`cannot read duration "${text}" (use e.g. 30s or 5m)`);
-  return ms;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -56,11 +49,15 @@ async function main(): Promise<void> {
   const drainOrders = Number(values['drain-orders'] ?? 2000);
   if (!Number.isInteger(drainOrders) || drainOrders <= 0)
     throw new Error(`--drain-orders must be a positive integer, got ${values['drain-orders']}`);
-  const durationMs = parseDuration(values.duration ?? '5m');
+  const durationMs = parseDuration(values.duration ?? '5m', '--duration');
   // Warm-up and latency phase scale with short runs so a 30 s check stays short.
-  const warmupMs = parseDuration(values.warmup ?? `${Math.min(20, durationMs / 3000)}s`);
+  const warmupMs = parseDuration(
+    values.warmup ?? `${Math.min(20, durationMs / 3000)}s`,
+    '--warmup',
+  );
   const latencyMs = parseDuration(
     values['latency-duration'] ?? `${Math.min(60, durationMs / 1000)}s`,
+    '--latency-duration',
   );
   const concurrency = Number(values.concurrency ?? 32);
 

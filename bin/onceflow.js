@@ -5,7 +5,7 @@
 /* global require, process */
 /* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS shim has no imports */
 require('tsx/cjs');
-const { runCli } = require('../src/ops/cli.ts');
+const { runCli } = require('../src/ops/main.ts');
 
 runCli(process.argv.slice(2)).then(
   (code) => process.exit(code),

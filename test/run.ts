@@ -10,7 +10,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Mocha from 'mocha';
-import { startPreparedStack } from '../src/stack/cli';
+import { startPreparedStack } from '../src/setup/dev-stack';
 import { killStackNow, readStackState, type RunningStack } from '../src/stack/stack';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { isAlive } from '../src/stack/processes';

@@ -21,12 +21,12 @@ import { loadConfig } from '../../src/config';
 import { createPool } from '../../src/db/pool';
 import { migrate } from '../../src/db/migrate';
 import { setStock } from '../../src/inventory/stock-store';
-import { createKafka } from '../../src/kafka-bridge/kafka-client';
-import { ensureTopics } from '../../src/kafka-bridge/topics';
-import { startPreparedStack } from '../../src/stack/cli';
+import { createKafka } from '../../src/kafka/kafka-client';
+import { ensureTopics } from '../../src/kafka/topics';
+import { startPreparedStack } from '../../src/setup/dev-stack';
 import { pickPort } from '../../src/stack/ports';
-import { waitFor } from '../../src/stack/wait';
-import { parseDurationMs } from '../../src/util/duration';
+import { waitFor } from '../../src/util/wait';
+import { parseDuration } from '../../src/util/duration';
 import { renderChart } from './chart';
 import { OrderFeed, STREAM_SHAPE } from './feed';
 import { checkPeerInvariants, type InvariantReport } from './invariants';
@@ -68,12 +68,6 @@ interface SystemResult extends WorkloadResult {
     violations: string[];
     violationCount: number;
   };
-}
-
-function duration(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined) throw new Error(`cannot read duration "${text}" (use e.g. 30s or 2m)`);
-  return ms;
 }
 
 const log = (m: string) => process.stderr.write(`bench:peers ${m}\n`);
@@ -119,11 +113,14 @@ async function main(): Promise<void> {
       systems: { type: 'string' },
     },
   });
-  const durationMs = duration(values.duration ?? '2m');
+  const durationMs = parseDuration(values.duration ?? '2m', '--duration');
   const options = {
     durationMs,
-    warmupMs: duration(values.warmup ?? `${Math.min(20, durationMs / 6000)}s`),
-    latencyMs: duration(values['latency-duration'] ?? `${Math.min(60, durationMs / 2000)}s`),
+    warmupMs: parseDuration(values.warmup ?? `${Math.min(20, durationMs / 6000)}s`, '--warmup'),
+    latencyMs: parseDuration(
+      values['latency-duration'] ?? `${Math.min(60, durationMs / 2000)}s`,
+      '--latency-duration',
+    ),
     backlog: Number(values.backlog ?? 500),
     duplicates: Number(values.duplicates ?? 2000),
     partitions: Number(values.partitions ?? 6),
@@ -159,7 +156,7 @@ async function main(): Promise<void> {
       await ensureTopics(kafka, { topics: [topic], partitions: options.partitions });
 
       const providersUrl = `http://127.0.0.1:${await pickPort(4210, ports)}`;
-      const providers = startNodeProcess(`${name}-providers`, 'src/providers/main.ts', {
+      const providers = startNodeProcess(`${name}-providers`, 'src/sandbox/main.ts', {
         env: {
           ...stack.state.env,
           PROVIDERS_URL: providersUrl,

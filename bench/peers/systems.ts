@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { pickPort } from '../../src/stack/ports';
-import { waitFor } from '../../src/stack/wait';
+import { waitFor } from '../../src/util/wait';
 import {
   PEERS_DIR,
   startNodeProcess,
@@ -105,7 +105,7 @@ export function onceflowSystem(ctx: SystemContext): PeerSystem {
           shared: true,
         });
       processes.push(
-        startNodeProcess('onceflow-worker', 'src/worker/index.ts', { env, logs: ctx.logs }),
+        startNodeProcess('onceflow-worker', 'src/worker/main.ts', { env, logs: ctx.logs }),
       );
       processes.push(
         startNodeProcess('onceflow-bridge', 'src/kafka-bridge/main.ts', { env, logs: ctx.logs }),

@@ -12,7 +12,7 @@
  */
 import type { Admin, Producer } from 'kafkajs';
 import type pg from 'pg';
-import { waitFor } from '../../src/stack/wait';
+import { waitFor } from '../../src/util/wait';
 import type { OrderFeed } from './feed';
 import { completionTimes, countCompleted } from './ledger';
 

@@ -1,5 +1,5 @@
-import { startComponent, stopComponent, type Component } from '../demo/components';
-import { waitFor } from '../stack/wait';
+import { startComponent, stopComponent, type Component } from '../pipeline/components';
+import { waitFor } from '../util/wait';
 
 export interface FleetMember {
   entry: string;

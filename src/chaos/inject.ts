@@ -1,4 +1,4 @@
-import type { FaultEndpoint } from '../providers/faults';
+import type { FaultEndpoint } from '../sandbox/faults';
 import type { RunningStack } from '../stack/stack';
 import {
   restartKafka,
@@ -9,7 +9,7 @@ import {
 import type { Fleet } from './fleet';
 import type { InjectedFault } from './report';
 import { describeFault, faultDetail, type ScheduledFault } from './schedule';
-import { adminHeaders } from '../providers/admin-auth';
+import { adminHeaders } from '../sandbox/admin-auth';
 
 export interface InjectContext {
   fleet: Fleet;

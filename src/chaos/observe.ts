@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka, Message } from 'kafkajs';
-import { countRunWorkflows } from '../demo/observe';
-import { waitFor } from '../stack/wait';
+import { countRunWorkflows } from '../pipeline/observe';
+import { waitFor } from '../util/wait';
 import { TRANSIENT_FAILURE_TYPES } from '../activities/transient-failure';
 import {
   ATTENTION_MEMO,

@@ -1,4 +1,4 @@
-import type { EndpointFaults, FaultEndpoint } from '../providers/faults';
+import type { EndpointFaults, FaultEndpoint } from '../sandbox/faults';
 import { createPrng } from '../util/prng';
 
 /** What a scheduled fault does; the runner maps each kind to one action. */

@@ -185,7 +185,7 @@ function toConfig(e: Env) {
       /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
       sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
       dlqRetentionDays: e.BRIDGE_DLQ_RETENTION_DAYS,
-      /** JSON of extra routes (see src/kafka-bridge/routes.ts, parseExtraRoutes). */
+      /** JSON of extra routes (see src/events/routes.ts, parseExtraRoutes). */
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
     },

@@ -4,7 +4,7 @@ import { qualifyTable } from './schema-name';
 
 /**
  * The bridge's ledger of processed identities, table `processed_events` (migration 0001;
- * ARCHITECTURE.md, "Identity and deduplication"). The only code that queries the table: the
+ * docs/architecture.md, "Identity and deduplication"). The only code that queries the table: the
  * bridge, the cancellation lookup, reconcile, the reaper and fuzz all come here. Every statement
  * is schema-qualified with the injected schema, so tests run against a schema of their own, and
  * takes `$n` parameters only.

@@ -1,5 +1,5 @@
 /**
- * The DLQ topic of a source topic: `<topic>.dlq` (ARCHITECTURE.md, "Event contract"). The
+ * The DLQ topic of a source topic: `<topic>.dlq` (docs/architecture.md, "Event contract"). The
  * bridge writes there, the ops CLI and reconcile read there, and topic setup creates it.
  */
 export function dlqTopicOf(topic: string): string {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
-import { HEADER } from '../kafka-bridge/envelope';
+import { HEADER } from './envelope';
 import type { OrderPlacedData, OrderCancelledData } from './order-events';
 
-/** One event as a producer sends it (ARCHITECTURE.md, "Event contract"). */
+/** One event as a producer sends it (docs/architecture.md, "Event contract"). */
 export interface EventSpec<TData = unknown> {
   eventId?: string;
   eventType: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The event contract (ARCHITECTURE.md, "Event contract"): payloads of the events producers
+ * The event contract (docs/architecture.md, "Event contract"): payloads of the events producers
  * send. Amounts are integers in minor units. Workflows import only the inferred types.
  *
  * Bounds are checked here, at the door, so a value that a column or the payment provider

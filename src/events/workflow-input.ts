@@ -5,7 +5,7 @@
 export interface EventMeta {
   eventId: string;
   eventType: string;
-  /** `aggregateId@version` or the event ID (ARCHITECTURE.md, "Identity and deduplication"). */
+  /** `aggregateId@version` or the event ID (docs/architecture.md, "Identity and deduplication"). */
   identity: string;
   aggregateId: string;
   aggregateVersion?: number;

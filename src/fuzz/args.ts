@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
-import { parseDurationMs } from '../util/duration';
+import { parseDuration } from '../util/duration';
+import { parseArgsOrUsage, parsePositiveInt } from '../util/usage-error';
 
 export interface FuzzArgs {
   messages: number;
@@ -17,55 +17,31 @@ export interface FuzzArgs {
   skip: string[];
 }
 
-export class FuzzUsageError extends Error {
-  override readonly name = 'FuzzUsageError';
-}
-
 export const FUZZ_USAGE =
   'usage: npm run fuzz -- --messages N --seed S [--partitions 3] [--deadline 10m] [--stall 30s] [--skip kind,kind] [--report DIR] [--json]\n';
 
-function positiveInt(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1)
-    throw new FuzzUsageError(`--${name}: expected a positive integer, got "${text}"`);
-  return n;
-}
-
-function duration(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseDurationMs(text);
-  if (ms === undefined)
-    throw new FuzzUsageError(`--${name}: expected e.g. 90s or 5m, got "${text}"`);
-  return ms;
-}
-
 export function parseFuzzArgs(argv: string[]): FuzzArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        messages: { type: 'string' },
-        seed: { type: 'string' },
-        partitions: { type: 'string' },
-        deadline: { type: 'string' },
-        stall: { type: 'string' },
-        report: { type: 'string' },
-        json: { type: 'boolean' },
-        skip: { type: 'string' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new FuzzUsageError((err as Error).message);
-  }
+  const { values } = parseArgsOrUsage({
+    args: argv,
+    options: {
+      messages: { type: 'string' },
+      seed: { type: 'string' },
+      partitions: { type: 'string' },
+      deadline: { type: 'string' },
+      stall: { type: 'string' },
+      report: { type: 'string' },
+      json: { type: 'boolean' },
+      skip: { type: 'string' },
+    },
+    strict: true,
+  });
   return {
-    messages: positiveInt('messages', values.messages, 2_000),
-    seed: positiveInt('seed', values.seed, 1),
-    partitions: positiveInt('partitions', values.partitions, 3),
-    deadlineMs: duration('deadline', values.deadline),
-    stallMs: duration('stall', values.stall) ?? 30_000,
+    messages: parsePositiveInt(values.messages, '--messages', 2_000),
+    seed: parsePositiveInt(values.seed, '--seed', 1),
+    partitions: parsePositiveInt(values.partitions, '--partitions', 3),
+    deadlineMs:
+      values.deadline === undefined ? undefined : parseDuration(values.deadline, '--deadline'),
+    stallMs: parseDuration(values.stall ?? '30s', '--stall'),
     reportDir: values.report,
     json: values.json ?? false,
     skip: values.skip ? values.skip.split(',').filter(Boolean) : [],

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Kafka, KafkaMessage } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
-import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
-import { readTopicsToEnd } from '../reconcile/topic-reader';
+import { readDlqHeaders } from '../events/dlq-message';
+import { readTopicsToEnd } from '../kafka/topic-reader';
 
 /** Committed offset (-1: none) and end (high watermark) per partition of a group's topic. */
 export interface PartitionOffsets {
@@ -46,12 +46,6 @@ export interface DlqFact {
   reason?: string;
 }
 
-function text(message: KafkaMessage, name: string): string | undefined {
-  const raw = message.headers?.[name];
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  return v === undefined || v === null ? undefined : v.toString();
-}
-
 /** Every record of the DLQ topic, to its end, within `timeoutMs` (default 60 s). */
 export async function readDlqFacts(
   kafka: Kafka,
@@ -63,13 +57,13 @@ export async function readDlqFacts(
     kafka,
     [dlqTopic],
     (_topic, _partition, message) => {
-      const partition = text(message, DLQ_HEADER.sourcePartition);
-      const offset = text(message, DLQ_HEADER.sourceOffset);
+      const dlq = readDlqHeaders(message.headers);
       facts.push({
-        sourceTopic: text(message, DLQ_HEADER.sourceTopic),
-        sourcePartition: partition === undefined ? undefined : Number(partition),
-        sourceOffset: offset === undefined ? undefined : Number(offset),
-        reason: text(message, DLQ_HEADER.reason),
+        sourceTopic: dlq.sourceTopic,
+        sourcePartition:
+          dlq.sourcePartition === undefined ? undefined : Number(dlq.sourcePartition),
+        sourceOffset: dlq.sourceOffset === undefined ? undefined : Number(dlq.sourceOffset),
+        reason: dlq.reason,
       });
     },
     { groupId: `onceflow-fuzz-dlq-${randomBytes(4).toString('hex')}`, timeoutMs },

@@ -1,5 +1,5 @@
 import { CompressionTypes, Partitioners, type Kafka } from 'kafkajs';
-import { ensureTopics } from '../kafka-bridge/topics';
+import { ensureTopics } from '../kafka/topics';
 import { CODEC_NAMES, type FuzzMessage } from './generate';
 import { allowNullHeaderValues } from './null-header-encoder';
 

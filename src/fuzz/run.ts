@@ -4,13 +4,13 @@ import { Fleet } from '../chaos/fleet';
 import { loadConfig } from '../config';
 import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
-import { countRunWorkflows, scrapeCounter } from '../demo/observe';
+import { countRunWorkflows, scrapeCounter } from '../pipeline/observe';
 import { setStock } from '../inventory/stock-store';
-import { createKafka } from '../kafka-bridge/kafka-client';
-import { buildRouteTable } from '../kafka-bridge/routes';
+import { createKafka } from '../kafka/kafka-client';
+import { buildRouteTable } from '../events/routes';
 import { runReconcile } from '../reconcile/reconcile';
 import { pickPort } from '../stack/ports';
-import { waitFor } from '../stack/wait';
+import { waitFor } from '../util/wait';
 import { connectClient } from '../temporal/connection';
 import { FUZZ_EVENT_TYPE, generateFuzzStream } from './generate';
 import { judgeRun, type Judgement } from './judge';
@@ -134,8 +134,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const client = await connectClient(config);
   const fleet = new Fleet(
     {
-      providers: { entry: 'src/providers/main.ts', readyUrl: `${providersUrl}/admin/faults` },
-      worker: { entry: 'src/worker/index.ts' },
+      providers: { entry: 'src/sandbox/main.ts', readyUrl: `${providersUrl}/admin/faults` },
+      worker: { entry: 'src/worker/main.ts' },
       bridge: { entry: 'src/kafka-bridge/main.ts', readyUrl: metricsUrl },
     },
     env,

@@ -1,6 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
-import type { RouteTable } from '../kafka-bridge/routes';
-import { translateMessage, type TranslateOptions } from '../kafka-bridge/translate';
+import type { RouteTable } from '../events/routes';
+import { translateMessage, type TranslateOptions } from '../events/translate';
 import type { FuzzMessage, HeaderValue } from './message';
 
 /** A message whose translation threw instead of returning a verdict. */

@@ -9,7 +9,7 @@ import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
-import type { RouteTable } from './routes';
+import type { RouteTable } from '../events/routes';
 import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */

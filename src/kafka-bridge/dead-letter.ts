@@ -1,10 +1,10 @@
 import { RetryAbortedError, retryClassified } from './backoff';
 import { describeError } from './classify-error';
 import { callDependency, retryOptions } from './dependency-call';
-import { buildDlqMessage } from './dlq-message';
+import { buildDlqMessage } from '../events/dlq-message';
 import { buildDlqStub } from './dlq-stub';
 import type { BatchItem, StepContext, StepOutcome } from './message-step';
-import type { PoisonReason } from './poison';
+import type { PoisonReason } from '../events/poison';
 import { digestOf } from './log-digest';
 
 /**

@@ -1,5 +1,5 @@
 import type { KnownEvent } from '../db/ledger-store';
-import type { PoisonReason } from './envelope';
+import type { PoisonReason } from '../events/envelope';
 
 export type { KnownEvent } from '../db/ledger-store';
 
@@ -23,7 +23,7 @@ export type DedupVerdict =
 
 /**
  * Decides, from what the ledger knows, whether a valid event must be started, is a duplicate,
- * or is poison (ARCHITECTURE.md, "Identity and deduplication"). Pure; the consumer loop
+ * or is poison (docs/architecture.md, "Identity and deduplication"). Pure; the consumer loop
  * supplies the batch lookups (findKnown, highestVersions) and keeps `highestVersion` current
  * as it starts events of the same aggregate within one batch.
  *

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import { dlqTopicOf } from '../events/dlq-topic';
-import { DLQ_HEADER, MAX_DLQ_ERROR_LENGTH, type DlqRecord } from './dlq-message';
-import type { PoisonReason } from './poison';
+import { DLQ_HEADER, MAX_DLQ_ERROR_LENGTH, type DlqRecord } from '../events/dlq-message';
+import type { PoisonReason } from '../events/poison';
 
 /**
  * The stub DLQ record: written instead of the full record when the DLQ refused the full one

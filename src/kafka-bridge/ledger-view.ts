@@ -1,5 +1,5 @@
 import type { KnownEvent, LedgerStore } from '../db/ledger-store';
-import type { StartCommand } from './translate';
+import type { StartCommand } from '../events/translate';
 
 /** The ledger calls the consumer loop makes (a fake in unit tests). */
 export type BatchLedger = Pick<LedgerStore, 'findKnown' | 'highestVersions' | 'recordStarted'>;

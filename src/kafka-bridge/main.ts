@@ -6,10 +6,10 @@ import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
 import { createClient, temporalConnectionOptions } from '../temporal/connection';
 import { startBridge } from './bridge';
-import { checkCodecs, CodecSelfTestError } from './codecs';
-import { createKafka } from './kafka-client';
+import { checkCodecs, CodecSelfTestError } from '../kafka/codecs';
+import { createKafka } from '../kafka/kafka-client';
 import { createBridgeMetrics, serveMetrics } from './metrics';
-import { buildRouteTable } from './routes';
+import { buildRouteTable } from '../events/routes';
 
 /**
  * `npm run bridge`. SIGTERM/SIGINT: stop fetching, finish in-flight starts, commit,

@@ -10,17 +10,17 @@ import { describeError } from './classify-error';
 import { classifyAgainstLedger } from './dedup';
 import { deadLetter } from './dead-letter';
 import { callDependency, retryOptions } from './dependency-call';
-import type { DlqRecord } from './dlq-message';
+import type { DlqRecord } from '../events/dlq-message';
 import type { LedgerView, BatchLedger } from './ledger-view';
 import type { BridgeMetrics } from './metrics';
-import type { PoisonReason } from './poison';
-import type { RouteTable } from './routes';
+import type { PoisonReason } from '../events/poison';
+import type { RouteTable } from '../events/routes';
 import {
   translateMessage,
   type StartCommand,
   type TranslateOptions,
   type Translation,
-} from './translate';
+} from '../events/translate';
 import type { SourcePosition, StartOutcome } from './workflow-starter';
 
 export { callDependency, DependencyCallError, type Dependency } from './dependency-call';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PartitionProgress } from './partition-progress';
 
-/** The bridge's Prometheus metrics (ARCHITECTURE.md, "Bridge behaviour"). */
+/** The bridge's Prometheus metrics (docs/architecture.md, "Bridge behaviour"). */
 export function createBridgeMetrics(progress: PartitionProgress = new PartitionProgress()) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'onceflow_bridge_' });

@@ -11,9 +11,9 @@ import {
   type StepDeps,
 } from './message-step';
 import { OffsetTracker } from './offset-tracker';
-import type { RouteTable } from './routes';
-import type { StartCommand, TranslateOptions, Translation } from './translate';
-import { runLimited } from './run-limited';
+import type { RouteTable } from '../events/routes';
+import type { StartCommand, TranslateOptions, Translation } from '../events/translate';
+import { runLimited } from '../util/run-limited';
 
 /** Everything the batch handler talks to; injected by the bridge (and by tests). */
 export interface BatchDeps extends StepDeps {

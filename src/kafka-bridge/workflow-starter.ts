@@ -7,8 +7,8 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { classifyAlreadyStarted } from './dedup';
-import { MAX_DETAILS_BYTES, truncateText } from './temporal-limits';
-import type { StartCommand } from './translate';
+import { MAX_DETAILS_BYTES, truncateText } from '../events/temporal-limits';
+import type { StartCommand } from '../events/translate';
 
 export type StartOutcome =
   | { kind: 'started'; runId: string }

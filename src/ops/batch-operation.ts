@@ -63,7 +63,7 @@ export interface RunBatchOptions {
 /** Starts the batch jobs (chunks of MAX_TARGETS_PER_JOB) in turn, each to its end. */
 export async function runBatch(client: Client, options: RunBatchOptions): Promise<BatchCounts[]> {
   const { namespace } = client.options;
-  const progress = createProgress(options.label, options.targets.length, 100, true);
+  const progress = createProgress(options.label, options.targets.length, { ttyOnly: true });
   const jobs: BatchCounts[] = [];
   let doneBefore = 0;
   for (let i = 0; i < options.targets.length; i += MAX_TARGETS_PER_JOB) {

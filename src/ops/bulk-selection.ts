@@ -6,7 +6,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { OrderStatus, StepName } from '../workflows/order-definitions';
-import { forEachConcurrently } from './concurrently';
+import { forEachLimited } from '../util/run-limited';
 import { buildOrderQuery, listExecutions } from './order-lookup';
 import { parseDuration, UsageError } from './output';
 
@@ -158,7 +158,7 @@ export async function selectOrders(
   if (!selection.parkedAt)
     return { query, orders: infos.map((i) => toOrder(i)), parkedElsewhere, unknown };
   const results: Array<SelectedOrder | undefined> = new Array(infos.length);
-  await forEachConcurrently(infos, options.concurrency ?? 8, async (info, index) => {
+  await forEachLimited(infos, options.concurrency ?? 8, async (info, index) => {
     let parkedAt = parkedStepFromMemo(info.memo);
     if (parkedAt === undefined) {
       const status = await options.queryStatus(info);

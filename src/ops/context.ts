@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import type { Config } from '../config';
 import { createPool } from '../db/pool';
-import { createKafka } from '../kafka-bridge/kafka-client';
+import { createKafka } from '../kafka/kafka-client';
 import { connectClient } from '../temporal/connection';
 
 /**

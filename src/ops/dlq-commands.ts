@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { dlqTopicOf, isDlqTopic } from '../events/dlq-topic';
 import type { OpsContext } from './context';
-import { readDlq, replayHeaders, type DlqEntry } from './dlq-reader';
+import { readDlq, replayHeaders, type DlqEntry } from '../events/dlq-reader';
 import { markReplayed, readReplayMarks } from './dlq-replay-marks';
 import {
   createProgress,
@@ -181,7 +181,7 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
   if (live && routable.length > 0) {
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    const progress = createProgress('replaying', routable.length);
+    const progress = createProgress('replaying', routable.length, { every: 100 });
     try {
       for (let i = 0; i < routable.length; i += REPLAY_BATCH) {
         const batch = routable.slice(i, i + REPLAY_BATCH);

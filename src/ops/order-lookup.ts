@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '
 import type pg from 'pg';
 import { findOrderOwner } from '../db/order-claim-store';
 import { EVENT_TYPES } from '../events/order-events';
-import { deriveWorkflowId, versionIdentity } from '../kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../events/identity';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 import { NotFoundError } from './output';

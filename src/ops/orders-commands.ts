@@ -1,8 +1,8 @@
-import { adminHeaders } from '../providers/admin-auth';
+import { adminHeaders } from '../sandbox/admin-auth';
 import { parseArgs } from 'node:util';
 import { findOrderClaim } from '../db/order-claim-store';
 import { findReservation } from '../inventory/reservation-store';
-import type { LedgerView } from '../providers/admin-routes';
+import type { LedgerView } from '../sandbox/admin-routes';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
 import {

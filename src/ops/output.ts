@@ -2,7 +2,6 @@
  * Shared plumbing of the ops CLI: exit codes, the error classes that map to them, `--json`
  * versus table output and a progress line for long operations.
  */
-import { parseDurationMs } from '../util/duration';
 
 /** Exit codes (sysexits-style where one fits): scripts branch on them. */
 export const EXIT = {
@@ -15,10 +14,9 @@ export const EXIT = {
   config: 78,
 } as const;
 
-/** Bad arguments or an unknown command; exit 2 with the usage text. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError, parsePositiveInt } from '../util/usage-error';
+export { parseDuration } from '../util/duration';
+export { createProgress } from '../util/progress';
 
 /** The order, workflow or message asked for does not exist; exit 1. */
 export class NotFoundError extends Error {
@@ -80,49 +78,4 @@ export function formatFields(fields: Array<[string, string | number | undefined]
   return fields
     .map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === undefined ? '-' : inert(String(v))}`)
     .join('\n');
-}
-
-/** Parses `90s`, `10m`, `2h`, `3d` into milliseconds; a UsageError for anything else. */
-export function parseDuration(text: string, option: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined)
-    throw new UsageError(`${option} must look like 30s, 10m, 2h or 3d, got ${text}`);
-  return ms;
-}
-
-/** Parses a positive integer option; a UsageError for anything else. */
-export function parsePositiveInt(text: string | undefined, option: string, fallback: number) {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new UsageError(`${option} must be a positive integer, got ${text}`);
-  return n;
-}
-
-/**
- * Reports progress of a long operation on stderr (stdout stays clean for `--json`): a bar
- * redrawn in place on a terminal, a line every `every` items otherwise (CI logs) unless
- * `ttyOnly` (a command that prints its own summary line anyway).
- */
-export function createProgress(label: string, total: number, every = 100, ttyOnly = false) {
-  const tty = process.stderr.isTTY;
-  let last = -1;
-  return {
-    update(done: number): void {
-      if (total === 0) return;
-      if (tty) {
-        if (done === last) return;
-        last = done;
-        const width = 30;
-        const filled = Math.round((done / total) * width);
-        process.stderr.write(
-          `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`,
-        );
-        if (done === total) process.stderr.write('\n');
-      } else if (!ttyOnly && (done === total || done - last >= every)) {
-        process.stderr.write(`${label}: ${done}/${total}\n`);
-        last = done;
-      }
-    },
-  };
 }

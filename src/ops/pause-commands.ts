@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { runBatch } from './batch-operation';
-import { forEachConcurrently } from './concurrently';
+import { forEachLimited } from '../util/run-limited';
 import { confirmAction } from './confirm';
 import type { OpsContext } from './context';
 import { batchReasonOf } from './operator-action';
@@ -64,7 +64,7 @@ export async function pauseOrders(ctx: OpsContext, argv: string[]): Promise<Comm
   const identity = `onceflow-cli pause ${action.by}`;
   let paused = 0;
   const failures: Array<{ workflowId: string; activityId: string; error: string }> = [];
-  await forEachConcurrently(toPause, 8, async (a) => {
+  await forEachLimited(toPause, 8, async (a) => {
     try {
       await client.workflowService.pauseActivity({
         namespace: client.options.namespace,

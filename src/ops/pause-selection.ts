@@ -12,7 +12,7 @@ import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/sear
 import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 import type { StepName } from '../workflows/order-definitions';
 import { checkPrefix, PARKED_STEPS } from './bulk-selection';
-import { forEachConcurrently } from './concurrently';
+import { forEachLimited } from '../util/run-limited';
 import { operatorActionOf } from './operator-action';
 import { listExecutions } from './order-lookup';
 import { parseDuration, parsePositiveInt, UsageError } from './output';
@@ -130,7 +130,7 @@ export async function findPendingActivities(client: Client, sel: PauseSelection,
   const infos = await listExecutions(client, query, limit);
   const type = sel.step ? STEP_ACTIVITY[sel.step].activityType : undefined;
   const found: PendingActivity[] = [];
-  await forEachConcurrently(infos, 8, async (info) => {
+  await forEachLimited(infos, 8, async (info) => {
     const described = await client.workflowService
       .describeWorkflowExecution({
         namespace: client.options.namespace,

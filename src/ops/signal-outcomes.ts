@@ -16,7 +16,7 @@ import {
   retryStepSignal,
 } from '../workflows/order-definitions';
 import type { BatchTarget } from './batch-operation';
-import { forEachConcurrently } from './concurrently';
+import { forEachLimited } from '../util/run-limited';
 
 /** What a run's history says, reduced to what the classification needs. */
 export type TimelineEntry =
@@ -109,7 +109,7 @@ export async function countSignalOutcomes(
   concurrency = 8,
 ): Promise<{ counts: SignalCounts; outcomes: Map<string, SignalOutcome> }> {
   const outcomes = new Map<string, SignalOutcome>();
-  await forEachConcurrently(targets, concurrency, async (t) => {
+  await forEachLimited(targets, concurrency, async (t) => {
     const history = await client.workflow
       .getHandle(t.workflowId, t.runId)
       .fetchHistory()

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
-import { parseDurationMs } from '../util/duration';
+import { parseDuration } from '../util/duration';
+import { parseArgsOrUsage, UsageError } from '../util/usage-error';
 import { DEFAULT_STUCK_AFTER_MS } from './classify';
 
 export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefix ORDER_ID_PREFIX] [--stuck-after 10m] [--json]
@@ -13,11 +13,6 @@ export const RECONCILE_USAGE = `usage: npm run reconcile -- [--topic T] [--prefi
 exit codes: 0 clean, 1 discrepancies found, 2 usage, 3 a source could not be read, 78 configuration
 `;
 
-/** A malformed command line; the CLI prints it with the usage and exits 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
 export interface ReconcileArgs {
   /** Empty: the configured topics. */
   topics: string[];
@@ -28,37 +23,24 @@ export interface ReconcileArgs {
   providersUrl?: string;
 }
 
-/** `90s`, `10m`, `2h`, `1d`, `500ms` → milliseconds; throws UsageError otherwise. */
-export function parseDuration(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined)
-    throw new UsageError(`--stuck-after: ${JSON.stringify(text)} is not a duration like 10m`);
-  return ms;
-}
-
 // A visibility query cannot escape quotes, and a backslash would change what STARTS_WITH means.
 const UNSAFE_PREFIX = /['"\\]/;
 
 /** Reads reconcile's command line; throws UsageError for anything malformed. */
 export function parseReconcileArgs(argv: string[]): ReconcileArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        topic: { type: 'string', multiple: true },
-        prefix: { type: 'string' },
-        'stuck-after': { type: 'string' },
-        json: { type: 'boolean' },
-        schema: { type: 'string' },
-        'providers-url': { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const { values } = parseArgsOrUsage({
+    args: argv,
+    options: {
+      topic: { type: 'string', multiple: true },
+      prefix: { type: 'string' },
+      'stuck-after': { type: 'string' },
+      json: { type: 'boolean' },
+      schema: { type: 'string' },
+      'providers-url': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   const prefix = values.prefix ?? '';
   if (UNSAFE_PREFIX.test(prefix)) throw new UsageError('--prefix may not contain quotes or \\');
   const topics = values.topic ?? [];
@@ -67,7 +49,8 @@ export function parseReconcileArgs(argv: string[]): ReconcileArgs {
   return {
     topics,
     prefix,
-    stuckAfterMs: stuck === undefined ? DEFAULT_STUCK_AFTER_MS : parseDuration(stuck),
+    stuckAfterMs:
+      stuck === undefined ? DEFAULT_STUCK_AFTER_MS : parseDuration(stuck, '--stuck-after'),
     json: values.json ?? false,
     ...(values.schema !== undefined ? { schema: values.schema } : {}),
     ...(values['providers-url'] !== undefined

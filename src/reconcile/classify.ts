@@ -1,4 +1,4 @@
-import { POISON_REASONS } from '../kafka-bridge/poison';
+import { POISON_REASONS } from '../events/poison';
 import { classifyOrders } from './classify-orders';
 import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';
 
@@ -143,7 +143,7 @@ function classifyDlq(facts: ReconcileFacts, out: Discrepancy[]): void {
 
 /**
  * Every discrepancy between the events, the ledger, Temporal, the providers, inventory and the
- * DLQ (ARCHITECTURE.md, "Invariants"), sorted by class then subject. Empty means clean. Pure.
+ * DLQ (docs/architecture.md, "Invariants"), sorted by class then subject. Empty means clean. Pure.
  */
 export function classifyDiscrepancies(
   facts: ReconcileFacts,

@@ -3,11 +3,11 @@ import type { Client } from '@temporalio/client';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import type pg from 'pg';
 import { dlqTopicOf } from '../events/dlq-topic';
-import { DLQ_HEADER } from '../kafka-bridge/dlq-message';
-import { HEADER } from '../kafka-bridge/envelope';
-import type { RouteTable } from '../kafka-bridge/routes';
-import { firstHeaderText } from '../kafka-bridge/headers';
-import { translateMessage, type TranslateOptions } from '../kafka-bridge/translate';
+import { readDlqHeaders } from '../events/dlq-message';
+import { HEADER } from '../events/envelope';
+import type { RouteTable } from '../events/routes';
+import { firstHeaderText } from '../events/headers';
+import { translateMessage, type TranslateOptions } from '../events/translate';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
   formatCoordinates,
@@ -19,7 +19,7 @@ import {
   type TopicPoison,
 } from './facts';
 import { readLedgerEntries, readOrderEffects, readReservations, readWorkflows } from './sources';
-import { readTopicsToEnd } from './topic-reader';
+import { readTopicsToEnd } from '../kafka/topic-reader';
 
 /** The clients reconcile reads through; the caller owns and closes them. */
 export interface ReconcileDeps {
@@ -73,16 +73,8 @@ export interface ReconcileReport {
   };
 }
 
-/** A header as text; null values and inherited names (`constructor`) count as absent. */
-function headerText(message: KafkaMessage, name: string): string | undefined {
-  return firstHeaderText(message.headers, name);
-}
-
 function readDlqEntry(topic: string, partition: number, message: KafkaMessage): DlqEntry {
-  const reason = headerText(message, DLQ_HEADER.reason);
-  const sourceTopic = headerText(message, DLQ_HEADER.sourceTopic);
-  const sourcePartition = headerText(message, DLQ_HEADER.sourcePartition);
-  const sourceOffset = headerText(message, DLQ_HEADER.sourceOffset);
+  const { reason, sourceTopic, sourcePartition, sourceOffset } = readDlqHeaders(message.headers);
   return {
     coordinates: formatCoordinates(topic, partition, message.offset),
     key: message.key?.toString() ?? null,
@@ -98,7 +90,7 @@ function subjectOf(message: KafkaMessage, orderId?: string, aggregateId?: string
   return (
     orderId ??
     aggregateId ??
-    headerText(message, HEADER.aggregateId) ??
+    firstHeaderText(message.headers, HEADER.aggregateId) ??
     message.key?.toString() ??
     ''
   );

@@ -3,10 +3,10 @@ import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
 import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
 import { qualifyTable } from '../db/schema-name';
-import { runLimited } from '../kafka-bridge/run-limited';
+import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
-import { adminHeaders } from '../providers/admin-auth';
+import { adminHeaders } from '../sandbox/admin-auth';
 
 /** A source reconcile reads from failed; names the source, keeps the cause. */
 export class ReconcileSourceError extends Error {

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { StackPaths } from './paths';
 import { REPO_ROOT } from './paths';
 import { spawnService } from './processes';
-import { waitFor } from './wait';
+import { waitFor } from '../util/wait';
 
 /** Where the stack's codec server listens and which Web UI may call it. */
 export interface CodecServiceOptions {

@@ -5,7 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { REPO_ROOT, VERSIONS, type StackPaths } from './paths';
 import { runCommand } from './run-command';
 import { spawnService } from './processes';
-import { waitFor } from './wait';
+import { waitFor } from '../util/wait';
 import { ensureAptPackages } from './apt';
 
 export interface KafkaPorts {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { StackPaths } from './paths';
 import { runCommand } from './run-command';
 import { spawnService } from './processes';
-import { waitFor } from './wait';
+import { waitFor } from '../util/wait';
 import { installAptPackages } from './apt';
 
 /** Role and database the application uses inside the local cluster. */

@@ -1,7 +1,7 @@
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { waitFor } from './wait';
+import { waitFor } from '../util/wait';
 
 export interface ServiceProcessOptions {
   name: string;

@@ -13,10 +13,13 @@ import { Connection } from '@temporalio/client';
 import { VERSIONS, type StackPaths } from './paths';
 import { hasCommand, runCommand } from './run-command';
 import { spawnService } from './processes';
-import { waitFor } from './wait';
+import { waitFor } from '../util/wait';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 
-/** Keyword search attributes the Web UI queries on (ARCHITECTURE.md, "Workflows and activities"). */
+/**
+ * Keyword search attributes the Web UI queries on (docs/architecture.md, "Workflows and
+ * activities").
+ */
 export const SEARCH_ATTRIBUTES: readonly string[] = Object.values(SEARCH_ATTRIBUTE).map(
   (key) => key.name,
 );

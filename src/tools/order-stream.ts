@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { HEADER } from '../kafka-bridge/envelope';
+import { HEADER } from '../events/envelope';
 import { createPrng } from '../util/prng';
 import {
   buildEventMessage,

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config/load-or-exit';
-import { createKafka } from '../kafka-bridge/kafka-client';
+import { createKafka } from '../kafka/kafka-client';
+import { parseArgsOrUsage, parsePositiveInt, UsageError } from '../util/usage-error';
 import { generateOrderStream } from './order-stream';
 
 const USAGE = `usage: npm run produce -- --orders N [--seed S] [--duplicate-rate R] [--reemit-rate R]
@@ -13,13 +13,13 @@ const USAGE = `usage: npm run produce -- --orders N [--seed S] [--duplicate-rate
 function rate(raw: string | undefined, name: string): number {
   if (raw === undefined) return 0;
   const r = Number(raw);
-  if (!(r >= 0 && r <= 1)) throw new Error(`--${name} must be between 0 and 1, got ${raw}`);
+  if (!(r >= 0 && r <= 1)) throw new UsageError(`--${name} must be between 0 and 1, got ${raw}`);
   return r;
 }
 
 /** `npm run produce`: publishes a generated order stream (with chosen defects) to the source topic. */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseArgsOrUsage({
     options: {
       orders: { type: 'string' },
       seed: { type: 'string' },
@@ -36,9 +36,8 @@ async function main(): Promise<void> {
       topic: { type: 'string' },
     },
   });
-  const orders = Number(values.orders);
-  if (!Number.isInteger(orders) || orders < 1)
-    throw new Error(`--orders must be a positive whole number\n${USAGE}`);
+  if (values.orders === undefined) throw new UsageError('--orders is required');
+  const orders = parsePositiveInt(values.orders, '--orders', 0);
   const config = loadConfigOrExit();
   const stream = generateOrderStream({
     orders,
@@ -70,6 +69,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`${err.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(1);
 });

@@ -14,7 +14,7 @@ function runFuzzCli(
     // header values), which must happen before that process's first produce request.
     const child = spawn(
       process.execPath,
-      [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/fuzz/index.ts', ...args],
+      [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/fuzz/main.ts', ...args],
       { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

@@ -7,12 +7,12 @@ import type pg from 'pg';
 import { createPool } from '../../src/db/pool';
 import { migrate } from '../../src/db/migrate';
 import { migrations } from '../../src/db/migrations';
-import { createKafka } from '../../src/kafka-bridge/kafka-client';
-import { ensureTopics } from '../../src/kafka-bridge/topics';
+import { createKafka } from '../../src/kafka/kafka-client';
+import { ensureTopics } from '../../src/kafka/topics';
 import { createWorker } from '../../src/worker/create-worker';
 import { smokeCheck } from '../../src/workflows';
 import { SEARCH_ATTRIBUTES } from '../../src/stack/temporal';
-import { waitFor } from '../../src/stack/wait';
+import { waitFor } from '../../src/util/wait';
 import { testConfig, uniqueName } from '../support/services';
 import { workflowBundle } from '../support/workflow-bundle';
 

@@ -7,12 +7,12 @@ import type { Config } from '../../src/config';
 import { createPool } from '../../src/db/pool';
 import { migrate } from '../../src/db/migrate';
 import { createLedgerStore } from '../../src/db/ledger-store';
-import { createKafka } from '../../src/kafka-bridge/kafka-client';
-import { ensureTopics } from '../../src/kafka-bridge/topics';
+import { createKafka } from '../../src/kafka/kafka-client';
+import { ensureTopics } from '../../src/kafka/topics';
 import { startBridge, type RunningBridge } from '../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../src/kafka-bridge/routes';
+import { DEFAULT_ROUTES } from '../../src/events/routes';
 import type { KafkaRecord } from '../../src/events/event-message';
-import { waitFor } from '../../src/stack/wait';
+import { waitFor } from '../../src/util/wait';
 import { testConfig, uniqueName } from './services';
 
 /** Everything one bridge test owns: its own topic, group, task queue and ledger schema. */

@@ -16,11 +16,11 @@ export interface OpsRun {
 
 /**
  * Runs the ops CLI as an operator would, in a child process (`node --import tsx
- * src/ops/cli.ts …`), with the test's env on top of the runner's (which names the stack).
+ * src/ops/main.ts …`), with the test's env on top of the runner's (which names the stack).
  */
 export function runOps(args: string[], env: Record<string, string> = {}): Promise<OpsRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/ops/cli.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/ops/main.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

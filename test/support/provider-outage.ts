@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { OrderPlacedData } from '../../src/events/order-events';
-import type { RunningProviders } from '../../src/providers/server';
-import { waitFor } from '../../src/stack/wait';
+import type { RunningProviders } from '../../src/sandbox/server';
+import { waitFor } from '../../src/util/wait';
 import type { orderFulfillment } from '../../src/workflows';
 import { orderStatusQuery, type OrderStatus } from '../../src/workflows/order-definitions';
 import type { OrderEnv } from './order-env';

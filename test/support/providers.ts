@@ -5,9 +5,9 @@ import {
   startProviders,
   type RunningProviders,
   type StartProvidersOptions,
-} from '../../src/providers/server';
+} from '../../src/sandbox/server';
 import { randomBytes } from 'node:crypto';
-import { adminHeaders } from '../../src/providers/admin-auth';
+import { adminHeaders } from '../../src/sandbox/admin-auth';
 import { testConfig, uniqueName } from './services';
 
 /**

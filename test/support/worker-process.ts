@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { waitFor } from '../../src/stack/wait';
+import { waitFor } from '../../src/util/wait';
 import type { OrderEnv } from './order-env';
 import { uniqueName } from './services';
 import { workflowBundle } from './workflow-bundle';

@@ -176,7 +176,7 @@ describe('config', () => {
     const root = resolve(__dirname, '..', '..');
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', resolve(root, 'src/worker/index.ts')],
+      ['--import', 'tsx', resolve(root, 'src/worker/main.ts')],
       {
         cwd: root,
         env: { ...process.env, KAFKA_BROKERS: 'not a broker', DATABASE_SSL: 'maybe' },
@@ -199,7 +199,7 @@ describe('config: encryption is required at start', () => {
     delete env.ONCEFLOW_ENCRYPTION;
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', resolve(root, 'src/worker/index.ts')],
+      ['--import', 'tsx', resolve(root, 'src/worker/main.ts')],
       {
         cwd: root,
         env,

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { eventIdentity, versionIdentity } from '../../src/kafka-bridge/identity';
-import { DEFAULT_ROUTES } from '../../src/kafka-bridge/routes';
-import { translateMessage, type StartCommand } from '../../src/kafka-bridge/translate';
+import { eventIdentity, versionIdentity } from '../../src/events/identity';
+import { DEFAULT_ROUTES } from '../../src/events/routes';
+import { translateMessage, type StartCommand } from '../../src/events/translate';
 import { generateOrderStream } from '../../src/tools/order-stream';
 
 const toRaw = (r: { key: string; value: string; headers: Record<string, unknown> }) => ({

@@ -1,7 +1,7 @@
 import type { Migration } from './types';
 
 /**
- * The bridge's ledger of processed event identities (ARCHITECTURE.md, "Identity and
+ * The bridge's ledger of processed event identities (docs/architecture.md, "Identity and
  * deduplication"). It makes the dedup window independent of Temporal's retention; the unique
  * primary key on identity is what detects a duplicate.
  */

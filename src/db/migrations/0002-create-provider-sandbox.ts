@@ -1,7 +1,7 @@
 import type { Migration } from './types';
 
 /**
- * The sandbox providers' own tables (ARCHITECTURE.md, "Sandbox providers"): a Stripe-style
+ * The sandbox providers' own tables (docs/architecture.md, "Sandbox providers"): a Stripe-style
  * idempotency key store and the ledgers reconciliation counts. Unique constraints on the
  * idempotency key of every ledger row are the last line against a double effect, even if
  * two requests for one key both got past the key store (lease takeover).

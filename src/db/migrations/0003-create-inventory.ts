@@ -1,7 +1,7 @@
 import type { Migration } from './types';
 
 /**
- * The service's own inventory (ARCHITECTURE.md, "Workflows and activities"). A reservation
+ * The service's own inventory (docs/architecture.md, "Workflows and activities"). A reservation
  * is unique on its idempotency key and commits with the stock decrement in one transaction;
  * the CHECK keeps stock from going negative even if a query were wrong.
  */

@@ -1,7 +1,7 @@
 import type { Migration } from './types';
 
 /**
- * The order claim (ARCHITECTURE.md, "Identity and deduplication": the business claim). The
+ * The order claim (docs/architecture.md, "Identity and deduplication": the business claim). The
  * first run of an order inserts its row in the same transaction as the reservation; the
  * primary key on order_id is what makes every later run for the order a duplicate or an
  * order conflict. Cancellation finds the order's owner here, so the table is NOT trimmed

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId, fingerprint, versionIdentity } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, fingerprint, versionIdentity } from '../../../src/events/identity';
 import { createLedgerStore } from '../../../src/db/ledger-store';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
 import { dlqTopicOf } from '../../../src/events/dlq-topic';
-import { buildDlqMessage } from '../../../src/kafka-bridge/dlq-message';
-import { createKafka } from '../../../src/kafka-bridge/kafka-client';
-import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka-bridge/topics';
+import { buildDlqMessage } from '../../../src/events/dlq-message';
+import { createKafka } from '../../../src/kafka/kafka-client';
+import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka/topics';
 import { testConfig, uniqueName } from '../../support/services';
 
 const MIB = 1024 * 1024;

@@ -5,8 +5,8 @@ import {
   sampleOrderCancelled,
   sampleOrderPlaced,
 } from '../../../src/events/event-message';
-import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
-import { waitFor } from '../../../src/stack/wait';
+import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
+import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { uniqueName } from '../../support/services';
 

@@ -6,7 +6,7 @@ import {
   sampleOrderPlaced,
   type KafkaRecord,
 } from '../../../src/events/event-message';
-import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { BridgeHarness } from '../../support/bridge-harness';
 
 function placed(aggregateId: string, data: unknown, version = 1): KafkaRecord {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
+import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { BridgeHarness } from '../../support/bridge-harness';
 
 type Raw = { key: string | null; value: string | Buffer | null; headers?: IHeaders };

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { createClient } from '../../../src/temporal/connection';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { exitOf, spawnBridge } from '../../support/child-bridge';

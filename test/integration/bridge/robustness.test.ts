@@ -5,10 +5,10 @@ import { ConfigResourceTypes } from 'kafkajs';
 import pg from 'pg';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { createPool } from '../../../src/db/pool';
-import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import { DLQ_STUB_HEADER, type DlqStubValue } from '../../../src/kafka-bridge/dlq-stub';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { TcpProxy } from '../../support/tcp-proxy';
 

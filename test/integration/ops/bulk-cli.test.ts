@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps, startProviderGate, type ProviderGate } from '../../support/ops-cli';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { deriveWorkflowId, versionIdentity } from '../../../src/kafka-bridge/identity';
-import { waitFor } from '../../../src/stack/wait';
+import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
+import { waitFor } from '../../../src/util/wait';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { runOps } from '../../support/ops-cli';

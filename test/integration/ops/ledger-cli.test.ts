@@ -59,6 +59,18 @@ describe('ops CLI: ledger reap (real Postgres)', () => {
     assert.deepEqual(await identities(), ['fresh']);
   });
 
+  it('reaps the schema --schema names instead of DATABASE_SCHEMA', async () => {
+    const store = createLedgerStore(pool, { schema });
+    await store.recordStarted(row('old-3', new Date(Date.now() - 50 * 86_400_000)));
+    const run = await runOps(['ledger', 'reap', '--schema', schema, '--json'], {
+      DATABASE_SCHEMA: uniqueName('elsewhere'),
+      LEDGER_RETENTION_DAYS: '30',
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.json, { olderThanDays: 30, schema, deleted: 1 });
+    assert.deepEqual(await identities(), ['fresh']);
+  });
+
   it('refuses a window of zero days (it would empty the dedup ledger): exit 2', async () => {
     const run = await runOps(['ledger', 'reap', '--older-than-days', '0', '--json'], {
       DATABASE_SCHEMA: schema,

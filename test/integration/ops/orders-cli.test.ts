@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { OrderPlacedData } from '../../../src/events/order-events';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { ATTENTION_MEMO, type Attention } from '../../../src/workflows/order-definitions';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';

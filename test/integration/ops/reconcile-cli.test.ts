@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { createKafka } from '../../../src/kafka-bridge/kafka-client';
-import { ensureTopics } from '../../../src/kafka-bridge/topics';
+import { createKafka } from '../../../src/kafka/kafka-client';
+import { ensureTopics } from '../../../src/kafka/topics';
 import { createPool } from '../../../src/db/pool';
 import { migrate } from '../../../src/db/migrate';
 import { runOps } from '../../support/ops-cli';

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import { fingerprint } from '../../../src/kafka-bridge/identity';
+import { fingerprint } from '../../../src/events/identity';
 import { findOrderClaim } from '../../../src/db/order-claim-store';
 import { MAX_KEY_LENGTH, orderStatusQuery } from '../../../src/workflows/order-definitions';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { runOps } from '../../support/ops-cli';
 import { uniqueName } from '../../support/services';
 import { OrderPipeline, type OrderRunResult } from './order-pipeline';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { spawnOrderWorker, type WorkerProcess } from '../../support/worker-process';
 

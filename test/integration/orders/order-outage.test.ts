@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { orderCancellation } from '../../../src/workflows';
 import {

@@ -11,7 +11,7 @@ import {
   ProviderUnreachableError,
 } from '../../../src/activities/provider-http';
 import type { TransientFailureDetails } from '../../../src/activities/transient-failure';
-import type { RunningProviders } from '../../../src/providers/server';
+import type { RunningProviders } from '../../../src/sandbox/server';
 import { uniqueName } from '../../support/services';
 import {
   createTestDatabase,

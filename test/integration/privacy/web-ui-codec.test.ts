@@ -9,7 +9,7 @@ import { installAptPackages } from '../../../src/stack/apt';
 import { stackPaths } from '../../../src/stack/paths';
 import { pickPort } from '../../../src/stack/ports';
 import { stopProcessGroup } from '../../../src/stack/processes';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import { installTemporal, startTemporal, waitForTemporal } from '../../../src/stack/temporal';
 import { createClient } from '../../../src/temporal/connection';
 import { EncryptionCodec } from '../../../src/temporal/encryption-codec';

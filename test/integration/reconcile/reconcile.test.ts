@@ -10,10 +10,10 @@ import {
 } from '../../../src/events/event-message';
 import { setStock } from '../../../src/inventory/stock-store';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
-import type { RunningProviders } from '../../../src/providers/server';
+import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import type { RunningProviders } from '../../../src/sandbox/server';
 import { runReconcile, type ReconcileReport } from '../../../src/reconcile/reconcile';
-import { waitFor } from '../../../src/stack/wait';
+import { waitFor } from '../../../src/util/wait';
 import {
   SEARCH_ATTRIBUTE,
   SYSTEM_ATTRIBUTE,
@@ -267,7 +267,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
           [
             '--import',
             'tsx',
-            'src/reconcile/cli.ts',
+            'src/reconcile/main.ts',
             '--topic',
             h.topic,
             '--prefix',

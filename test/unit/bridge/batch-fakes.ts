@@ -1,12 +1,12 @@
 import type { Batch, IHeaders, KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import type { KnownEvent, LedgerRow } from '../../../src/db/ledger-store';
-import type { DlqRecord } from '../../../src/kafka-bridge/dlq-message';
+import type { DlqRecord } from '../../../src/events/dlq-message';
 import type { BatchLedger } from '../../../src/kafka-bridge/ledger-view';
 import { createBridgeMetrics } from '../../../src/kafka-bridge/metrics';
 import type { BatchControls, BatchDeps } from '../../../src/kafka-bridge/partition-batch';
-import { DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
-import type { StartCommand } from '../../../src/kafka-bridge/translate';
+import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import type { StartCommand } from '../../../src/events/translate';
 import type { SourcePosition, StartOutcome } from '../../../src/kafka-bridge/workflow-starter';
 import {
   buildEventMessage,

@@ -5,7 +5,7 @@ import {
   RetryAbortedError,
   retryClassified,
 } from '../../../src/kafka-bridge/backoff';
-import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import {
   DLQ_STUB_HEADER,
   STUB_HEAD_BYTES,
@@ -19,7 +19,6 @@ import {
   isMembershipLost,
 } from '../../../src/kafka-bridge/partition-ownership';
 import { PartitionProgress } from '../../../src/kafka-bridge/partition-progress';
-import { runLimited } from '../../../src/kafka-bridge/run-limited';
 
 describe('OffsetTracker', () => {
   it('resolves and commits only the contiguous handled prefix', () => {
@@ -42,40 +41,6 @@ describe('OffsetTracker', () => {
     const t = new OffsetTracker(['9223372036854775806']);
     t.markHandled(0);
     assert.equal(t.nextOffset(), '9223372036854775807');
-  });
-});
-
-describe('runLimited', () => {
-  it('never runs more than the limit at once and runs every task', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    const done: number[] = [];
-    const tasks = Array.from({ length: 10 }, (_, i) => async () => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 5));
-      inFlight--;
-      done.push(i);
-    });
-    await runLimited(tasks, 3);
-    assert.equal(peak, 3);
-    assert.equal(done.length, 10);
-  });
-
-  it('rejects with the first error only after every task settled', async () => {
-    const settled: number[] = [];
-    const tasks = [0, 1, 2, 3].map((i) => async () => {
-      await new Promise((r) => setTimeout(r, i * 3));
-      settled.push(i);
-      if (i === 1) throw new Error('first');
-      if (i === 2) throw new Error('second');
-    });
-    await assert.rejects(runLimited(tasks, 2), /first/);
-    assert.deepEqual(settled.sort(), [0, 1, 2, 3]);
-  });
-
-  it('copes with no tasks', async () => {
-    await runLimited([], 4);
   });
 });
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
 import pino from 'pino';
-import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import { DLQ_STUB_HEADER, type DlqStubValue } from '../../../src/kafka-bridge/dlq-stub';
 import { ABANDON_GRACE_MS } from '../../../src/kafka-bridge/dependency-call';
 import { LedgerView } from '../../../src/kafka-bridge/ledger-view';

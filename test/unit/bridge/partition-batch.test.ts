@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { z } from 'zod';
-import { DLQ_HEADER } from '../../../src/kafka-bridge/dlq-message';
+import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import { handleBatch } from '../../../src/kafka-bridge/partition-batch';
-import { DEFAULT_ROUTES, type Route } from '../../../src/kafka-bridge/routes';
+import { DEFAULT_ROUTES, type Route } from '../../../src/events/routes';
 import {
   FakeControls,
   batchOf,

@@ -5,7 +5,7 @@ import {
   describeStreamRows,
   expectedDeadLetters,
 } from '../../../src/chaos/stream-mix';
-import { buildScenario } from '../../../src/demo/scenario';
+import { buildScenario } from '../../../src/pipeline/scenario';
 
 describe('chaos: the stream mix', () => {
   // The short chaos test runs seed 12 with 60 orders and checks every defect class was in it.

@@ -6,7 +6,7 @@ import {
   orderCancelledDataSchema,
   orderPlacedDataSchema,
 } from '../../../src/events/order-events';
-import { formatValidationError } from '../../../src/kafka-bridge/translate';
+import { formatValidationError } from '../../../src/events/translate';
 
 type Line = { sku: string; quantity: number; unitPriceMinor: number };
 

@@ -2,11 +2,11 @@ import { strict as assert } from 'node:assert';
 import { failureBody } from '../../../src/activities/failure-body';
 import { loadConfig } from '../../../src/config';
 import { digestOf } from '../../../src/kafka-bridge/log-digest';
-import { DEFAULT_ROUTES } from '../../../src/kafka-bridge/routes';
-import { translateMessage, type StartCommand } from '../../../src/kafka-bridge/translate';
+import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import { translateMessage, type StartCommand } from '../../../src/events/translate';
 import { customerKeywordFor } from '../../../src/temporal/customer-keyword';
 import { generateKeyLine } from '../../../src/temporal/key-ring';
-import { headerMessage, orderPlacedData } from '../bridge/fixtures';
+import { headerMessage, orderPlacedData } from '../events/fixtures';
 
 describe('what Temporal stores unencrypted is minimised (issue 17)', () => {
   const keys = generateKeyLine('k');

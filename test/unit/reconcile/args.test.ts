@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { parseDuration, parseReconcileArgs, UsageError } from '../../../src/reconcile/args';
+import { parseReconcileArgs } from '../../../src/reconcile/args';
+import { parseDuration } from '../../../src/util/duration';
+import { UsageError } from '../../../src/util/usage-error';
 import { formatReportTable } from '../../../src/reconcile/format';
 import { countByClass } from '../../../src/reconcile/classify';
 
@@ -46,20 +48,24 @@ describe('reconcile: command line', () => {
   });
 
   it('parses durations and rejects malformed ones, unknown flags and quoted prefixes', () => {
-    assert.equal(parseDuration('10m'), 600_000);
-    assert.equal(parseDuration('2h'), 7_200_000);
-    assert.equal(parseDuration('500ms'), 500);
-    assert.throws(() => parseDuration('10'), UsageError);
+    assert.equal(parseDuration('10m', '--stuck-after'), 600_000);
+    assert.equal(parseDuration('2h', '--stuck-after'), 7_200_000);
+    assert.equal(parseDuration('500ms', '--stuck-after'), 500);
+    assert.throws(() => parseDuration('10', '--stuck-after'), UsageError);
     assert.throws(() => parseReconcileArgs(['--stuck-after', 'soon']), UsageError);
     assert.throws(() => parseReconcileArgs(['--nope']), UsageError);
     assert.throws(() => parseReconcileArgs(['--prefix', "x' OR 1=1"]), UsageError);
   });
 
   it('exits 2 with the usage on a bad flag, before touching config or services', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/reconcile/cli.ts', '--nope'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/reconcile/main.ts', '--nope'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(run.status, 2);
     assert.match(run.stderr, /usage: npm run reconcile/);
   });

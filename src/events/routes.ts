@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { ConfigError } from '../config/config-error';
+import { EVENT_TYPES, orderCancelledDataSchema, orderPlacedDataSchema } from './order-events';
+import { summarizeOrderCancelled, summarizeOrderPlaced } from './order-summary';
+import type { Envelope } from './envelope';
+import { IDENTITY_STRATEGIES, type IdentityStrategy } from './identity';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+
+/** Where one event type goes: the workflow it starts and how its identity is derived. */
+export interface Route {
+  eventType: string;
+  /** Temporal workflow type (the exported workflow function's name). */
+  workflowType: string;
+  identity: IdentityStrategy;
+  /** Validates and normalises `data`; its output is the workflow input and is fingerprinted. */
+  dataSchema: z.ZodType<unknown>;
+  /** First part of the workflow ID, `<prefix>:<identity>`. */
+  workflowIdPrefix: string;
+  /** The Web UI's one-line static summary of validated data. Default: type, aggregate, version. */
+  summarize?: (data: never) => string;
+  /**
+   * A rule across the envelope and the validated data (which the schema alone cannot see):
+   * returns what is wrong, and the event is dead-lettered `validation-failed` with it; undefined
+   * when the event is fine. Default: no rule.
+   */
+  checkEvent?: (envelope: Envelope, data: never) => string | undefined;
+}
+
+/**
+ * The built-in order events are about one order, and that order is their aggregate: an event
+ * whose `data.orderId` names another order would act on it under a foreign identity (two
+ * aggregates charging one order), so it is refused at the door.
+ */
+export function checkOrderIsAggregate(
+  envelope: Pick<Envelope, 'aggregateId'>,
+  data: { orderId: string },
+): string | undefined {
+  if (data.orderId === envelope.aggregateId) return undefined;
+  return `data.orderId ${JSON.stringify(data.orderId)} must equal the aggregate ID ${JSON.stringify(envelope.aggregateId)}`;
+}
+
+/** Event type → route. Read-only: a table is built once at start and shared. */
+export type RouteTable = ReadonlyMap<string, Route>;
+
+/** The built-in routes (docs/architecture.md, "Workflows and activities"). */
+export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
+  [
+    EVENT_TYPES.orderPlaced,
+    {
+      eventType: EVENT_TYPES.orderPlaced,
+      workflowType: WORKFLOW_TYPE.orderFulfillment,
+      identity: 'aggregate-version',
+      dataSchema: orderPlacedDataSchema,
+      workflowIdPrefix: EVENT_TYPES.orderPlaced,
+      summarize: summarizeOrderPlaced,
+      checkEvent: checkOrderIsAggregate,
+    },
+  ],
+  [
+    EVENT_TYPES.orderCancelled,
+    {
+      eventType: EVENT_TYPES.orderCancelled,
+      workflowType: WORKFLOW_TYPE.orderCancellation,
+      identity: 'aggregate-version',
+      dataSchema: orderCancelledDataSchema,
+      workflowIdPrefix: EVENT_TYPES.orderCancelled,
+      summarize: summarizeOrderCancelled,
+      checkEvent: checkOrderIsAggregate,
+    },
+  ],
+]);
+
+/** The setting that carries extra routes (read by the config module). */
+export const EXTRA_ROUTES_SETTING = 'BRIDGE_EXTRA_ROUTES';
+
+/** Data of configured routes: any JSON object; the workflow does its own validation. */
+export const anyJsonObjectSchema: z.ZodType<Record<string, unknown>> = z.record(
+  z.string(),
+  z.json(),
+);
+
+const NAME_MESSAGE = 'must start with a letter and use letters, digits, . _ - (at most 100)';
+const NAME = /^[A-Za-z][A-Za-z0-9._-]{0,99}$/;
+const name = z.string(NAME_MESSAGE).regex(NAME, NAME_MESSAGE);
+
+// A bare string is shorthand for `{ workflowType }`; preprocessing (not a union) keeps the
+// error messages about the field that is wrong instead of zod's generic "Invalid input".
+const routeSpec = z.preprocess(
+  (v) => (typeof v === 'string' ? { workflowType: v } : v),
+  z.strictObject(
+    {
+      workflowType: name,
+      identity: z
+        .enum(
+          IDENTITY_STRATEGIES as [IdentityStrategy, ...IdentityStrategy[]],
+          'must be aggregate-version or event-id',
+        )
+        .optional(),
+      workflowIdPrefix: name.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'invalid_type'
+          ? 'must be a workflow type or { workflowType, identity?, workflowIdPrefix? }'
+          : undefined,
+    },
+  ),
+);
+
+const extraRoutesSchema = z.record(
+  z.string(),
+  routeSpec,
+  'must be a JSON object from event type to workflow type',
+);
+
+function pathOf(path: ReadonlyArray<PropertyKey>): string {
+  return path.map(String).join('.');
+}
+
+/**
+ * Parses extra routes from configuration (the value of BRIDGE_EXTRA_ROUTES, as JSON text or
+ * already parsed). Shape: an object from event type to either a workflow type, or
+ * `{ workflowType, identity?, workflowIdPrefix? }` (defaults: `aggregate-version`, the event
+ * type). Example: `{"InvoiceIssued":"invoiceWorkflow","Refund":{"workflowType":"refund",
+ * "identity":"event-id"}}`. Extra routes accept any JSON object as data. Throws ConfigError
+ * naming every problem, so the bridge stops at start instead of mis-routing later.
+ */
+export function parseExtraRoutes(input: unknown, setting: string = EXTRA_ROUTES_SETTING): Route[] {
+  let value = input;
+  if (typeof input === 'string') {
+    if (input.trim() === '') return [];
+    try {
+      value = JSON.parse(input) as unknown;
+    } catch (err) {
+      throw new ConfigError([{ setting, message: `is not JSON: ${(err as Error).message}` }]);
+    }
+  }
+  const parsed = extraRoutesSchema.safeParse(value);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({
+        setting: i.path.length ? `${setting}.${pathOf(i.path)}` : setting,
+        message: i.message,
+      }));
+  // Event types are checked here rather than by a record key schema, whose error says only
+  // "Invalid key in record".
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const eventType of Object.keys(value).filter((k) => !NAME.test(k))) {
+      problems.push({ setting: `${setting}.${eventType}`, message: `event type ${NAME_MESSAGE}` });
+    }
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  return Object.entries(parsed.data).map(([eventType, spec]) => ({
+    eventType,
+    workflowType: spec.workflowType,
+    identity: spec.identity ?? 'aggregate-version',
+    dataSchema: anyJsonObjectSchema,
+    workflowIdPrefix: spec.workflowIdPrefix ?? eventType,
+  }));
+}
+
+/**
+ * The base table plus extra routes. An extra route may not redefine a base event type: that
+ * would silently drop the built-in data validation (OrderPlaced amounts, for one).
+ */
+export function mergeRoutes(
+  base: RouteTable,
+  extra: readonly Route[],
+  setting: string = EXTRA_ROUTES_SETTING,
+): RouteTable {
+  const problems = extra
+    .filter((r) => base.has(r.eventType))
+    .map((r) => ({
+      setting: `${setting}.${r.eventType}`,
+      message: 'is a built-in route and cannot be redefined',
+    }));
+  if (problems.length > 0) throw new ConfigError(problems);
+  const merged = new Map(base);
+  for (const route of extra) merged.set(route.eventType, route);
+  return merged;
+}
+
+/** The route table for a BRIDGE_EXTRA_ROUTES value (undefined or blank = only the defaults). */
+export function buildRouteTable(extraRoutes?: unknown): RouteTable {
+  if (extraRoutes === undefined) return DEFAULT_ROUTES;
+  return mergeRoutes(DEFAULT_ROUTES, parseExtraRoutes(extraRoutes));
+}

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { waitFor } from '../util/wait';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+export interface Component {
+  name: string;
+  child: ChildProcess;
+  logFile: string;
+}
+
+/**
+ * Starts one of onceflow's entry points (`src/...ts`) as its own process, as a user would
+ * with npm run, with output appended to `<logs>/demo-<name>.log`.
+ */
+export function startComponent(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  logs: string,
+): Component {
+  mkdirSync(logs, { recursive: true });
+  const logFile = join(logs, `demo-${name}.log`);
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, entry)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', fd, fd],
+    });
+    return { name, child, logFile };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** SIGTERM (graceful shutdown of every entry point), then wait for the exit. */
+export async function stopComponent(component: Component): Promise<number | null> {
+  const { child } = component;
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+/** Waits for an HTTP endpoint of a component to answer, failing early if the process died. */
+export async function waitForHttp(
+  component: Component,
+  url: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      if (component.child.exitCode !== null) {
+        throw new Error(
+          `${component.name} exited with ${component.child.exitCode}; see ${component.logFile}`,
+        );
+      }
+      const res = await fetch(url);
+      return res.status < 500;
+    },
+    { timeoutMs, what: `${component.name} at ${url}` },
+  );
+}

@@ -1,0 +1,30 @@
+import { loadConfigOrExit } from '../config/load-or-exit';
+import { holdStackInForeground } from '../stack/foreground';
+import { startPreparedStack } from './dev-stack';
+import { prepareServices } from './prepare-services';
+
+/** `npm run setup`: applies migrations and creates topics against the configured services. */
+async function prepareConfigured(): Promise<void> {
+  const config = loadConfigOrExit();
+  const result = await prepareServices(config);
+  process.stdout.write(
+    `migrations applied: ${result.migrationsApplied.join(', ') || 'none pending'}\n` +
+      `topics created: ${result.topicsCreated.join(', ') || 'none missing'}\n`,
+  );
+}
+
+/**
+ * `npm run setup` prepares the configured services; `npm run stack` (`--stack`) starts the
+ * local stack, prepares it and keeps it in the foreground.
+ */
+const stackMode = process.argv.slice(2).includes('--stack');
+(stackMode ? startPreparedStack().then(holdStackInForeground) : prepareConfigured()).catch(
+  (err: unknown) => {
+    process.stderr.write(
+      stackMode
+        ? `${(err as Error).message ?? String(err)}\n`
+        : `setup failed: ${(err as Error).stack ?? String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);

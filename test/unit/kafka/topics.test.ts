@@ -1,0 +1,163 @@
+import { strict as assert } from 'node:assert';
+import type { Kafka } from 'kafkajs';
+import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka/topics';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+interface Entry {
+  configName: string;
+  configValue: string;
+  configSource: number;
+}
+
+/**
+ * A fake admin that behaves like a broker right after CreateTopics: metadata first fails with
+ * UNKNOWN_TOPIC_OR_PARTITION (what KafkaJS's own leader wait throws on), then shows a
+ * partition without a leader, then the elected leader. Topic configs are what a broker with
+ * default settings reports (source 5 = default, 1 = topic override).
+ */
+function fakeKafka(
+  answers: (() => unknown)[],
+  existing: string[] = ['orders'],
+  topicConfigs: Record<string, Entry[]> = {},
+) {
+  const calls = {
+    created: [] as string[],
+    createdConfigs: {} as Record<string, Record<string, string>>,
+    altered: [] as Array<{ name: string; configEntries: { name: string; value: string }[] }>,
+    metadata: 0,
+    disconnected: false,
+  };
+  const defaults = (): Entry[] => [
+    { configName: 'max.message.bytes', configValue: '1048588', configSource: 5 },
+    { configName: 'retention.ms', configValue: '604800000', configSource: 5 },
+  ];
+  const admin = {
+    connect: async () => undefined,
+    disconnect: async () => void (calls.disconnected = true),
+    listTopics: async () => existing,
+    createTopics: async ({
+      topics,
+    }: {
+      topics: { topic: string; configEntries?: { name: string; value: string }[] }[];
+    }) => {
+      for (const t of topics) {
+        calls.created.push(t.topic);
+        calls.createdConfigs[t.topic] = Object.fromEntries(
+          (t.configEntries ?? []).map((e) => [e.name, e.value]),
+        );
+      }
+      return true;
+    },
+    describeConfigs: async ({ resources }: { resources: { name: string }[] }) => ({
+      resources: resources.map((r) => ({
+        resourceName: r.name,
+        errorCode: 0,
+        errorMessage: '',
+        configEntries: topicConfigs[r.name] ?? defaults(),
+      })),
+    }),
+    alterConfigs: async ({
+      resources,
+    }: {
+      resources: { name: string; configEntries: { name: string; value: string }[] }[];
+    }) => {
+      calls.altered.push(...resources);
+    },
+    fetchTopicMetadata: async () => {
+      const answer = answers[Math.min(calls.metadata++, answers.length - 1)]!;
+      return answer();
+    },
+  };
+  return { kafka: { admin: () => admin } as unknown as Kafka, calls };
+}
+
+const metadata = (leader: number) => ({
+  topics: ['orders', 'orders.dlq'].map((name) => ({
+    name,
+    partitions: [{ partitionId: 0, leader }],
+  })),
+});
+
+describe('ensureTopics', () => {
+  it('waits through "does not host this topic-partition" until every partition has a leader', async () => {
+    const { kafka, calls } = fakeKafka([
+      () => {
+        throw new Error('This server does not host this topic-partition');
+      },
+      () => metadata(-1),
+      () => metadata(1),
+    ]);
+    const created = await ensureTopics(kafka, { topics: ['orders'], partitions: 4 });
+    assert.deepEqual(created, ['orders.dlq']);
+    assert.deepEqual(calls.created, ['orders.dlq']);
+    assert.equal(calls.metadata, 3, 'returned only once leaders were elected');
+    assert.equal(calls.disconnected, true);
+  });
+
+  it('names the topics when leaders never appear, and still disconnects', async () => {
+    const { kafka, calls } = fakeKafka([() => metadata(-1)]);
+    await assert.rejects(
+      ensureTopics(kafka, { topics: ['orders'], partitions: 1, leaderTimeoutMs: 300 }),
+      /leaders for every partition of orders, orders\.dlq/,
+    );
+    assert.equal(calls.disconnected, true);
+  });
+
+  it("creates the DLQ topic with the source's max.message.bytes plus headroom and a long retention", async () => {
+    const { kafka, calls } = fakeKafka([() => metadata(1)], ['orders'], {
+      orders: [{ configName: 'max.message.bytes', configValue: '2097152', configSource: 1 }],
+    });
+    await ensureTopics(kafka, { topics: ['orders'], partitions: 1, dlqRetentionMs: 90 * DAY_MS });
+    assert.deepEqual(calls.createdConfigs['orders.dlq'], {
+      'max.message.bytes': String(2097152 + DLQ_HEADROOM_BYTES),
+      'retention.ms': String(90 * DAY_MS),
+    });
+  });
+
+  it('defaults the DLQ retention to 30 days', async () => {
+    const { kafka, calls } = fakeKafka([() => metadata(1)]);
+    await ensureTopics(kafka, { topics: ['orders'], partitions: 1 });
+    assert.equal(calls.createdConfigs['orders.dlq']!['retention.ms'], String(30 * DAY_MS));
+  });
+
+  it('raises an existing smaller DLQ topic, keeping its other overrides, and logs it', async () => {
+    const logged: unknown[] = [];
+    const { kafka, calls } = fakeKafka([() => metadata(1)], ['orders', 'orders.dlq'], {
+      'orders.dlq': [
+        { configName: 'max.message.bytes', configValue: '1000', configSource: 1 },
+        { configName: 'retention.ms', configValue: '3600000', configSource: 1 },
+        { configName: 'cleanup.policy', configValue: 'delete', configSource: 1 },
+        { configName: 'segment.bytes', configValue: '1073741824', configSource: 5 },
+      ],
+    });
+    await ensureTopics(kafka, {
+      topics: ['orders'],
+      partitions: 1,
+      log: { info: (obj: unknown) => void logged.push(obj) } as never,
+    });
+    assert.deepEqual(calls.created, []);
+    assert.equal(calls.altered.length, 1);
+    assert.deepEqual(
+      Object.fromEntries(calls.altered[0]!.configEntries.map((e) => [e.name, e.value])),
+      {
+        'max.message.bytes': String(1048588 + DLQ_HEADROOM_BYTES),
+        'retention.ms': String(30 * DAY_MS),
+        'cleanup.policy': 'delete',
+      },
+      'overrides kept, broker defaults not pinned',
+    );
+    assert.equal(logged.length, 1);
+  });
+
+  it('leaves an existing DLQ topic that is large and long enough alone', async () => {
+    const { kafka, calls } = fakeKafka([() => metadata(1)], ['orders', 'orders.dlq'], {
+      'orders.dlq': [
+        { configName: 'max.message.bytes', configValue: '10485760', configSource: 1 },
+        { configName: 'retention.ms', configValue: '-1', configSource: 1 },
+      ],
+    });
+    await ensureTopics(kafka, { topics: ['orders'], partitions: 1 });
+    assert.deepEqual(calls.altered, []);
+  });
+});

@@ -1,0 +1,26 @@
+import { strict as assert } from 'node:assert';
+import { parseReapArgs } from '../../../src/ops/ledger-commands';
+import { UsageError } from '../../../src/util/usage-error';
+
+const defaults = { days: 30, schema: 'public' };
+
+describe('ops: ledger reap arguments', () => {
+  it('defaults to LEDGER_RETENTION_DAYS in DATABASE_SCHEMA', () => {
+    assert.deepEqual(parseReapArgs([], defaults), { days: 30, schema: 'public' });
+  });
+  it('reads --older-than-days in both spellings, and --schema', () => {
+    assert.equal(parseReapArgs(['--older-than-days', '7'], defaults).days, 7);
+    assert.equal(parseReapArgs(['--older-than-days=0.5'], defaults).days, 0.5);
+    assert.equal(parseReapArgs(['--schema', 'tenant_a'], defaults).schema, 'tenant_a');
+  });
+  it('refuses zero, negative and non-numeric windows, an empty schema and unknown flags', () => {
+    for (const bad of ['0', '-1', 'abc', '']) {
+      assert.throws(
+        () => parseReapArgs([`--older-than-days=${bad}`], defaults),
+        (err: unknown) => err instanceof UsageError && /positive number/.test(err.message),
+      );
+    }
+    assert.throws(() => parseReapArgs(['--schema='], defaults), UsageError);
+    assert.throws(() => parseReapArgs(['--days', '3'], defaults), UsageError);
+  });
+});
