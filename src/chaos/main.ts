@@ -9,7 +9,7 @@ import { DISCREPANCY_CLASSES } from '../reconcile/facts';
 import { describeRead } from '../reconcile/format';
 import { runReconcile } from '../reconcile/reconcile';
 import { startPreparedStack } from '../setup/dev-stack';
-import { pickPort } from '../stack/ports';
+import { pickPipelineEndpoints } from '../pipeline/components';
 import { connectClient } from '../temporal/connection';
 import { UsageError } from '../util/usage-error';
 import { CHAOS_USAGE, parseChaosArgs } from './args';
@@ -69,14 +69,7 @@ async function main(argv: string[]): Promise<number> {
   const pool = createPool(config.database, { schema: config.database.schema });
   const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'chaos');
-  const taken = new Set<number>();
-  const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
-  const metricsUrl = `http://127.0.0.1:${await pickPort(9464, taken)}/metrics`;
-  const env = {
-    ...stack.state.env,
-    PROVIDERS_URL: providersUrl,
-    BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
-  };
+  const { providersUrl, metricsUrl, env } = await pickPipelineEndpoints(stack.state.env);
   const members = {
     providers: { entry: 'src/sandbox/main.ts', readyUrl: `${providersUrl}/admin/faults` },
     bridge: { entry: 'src/kafka-bridge/main.ts', readyUrl: metricsUrl },

@@ -9,26 +9,24 @@ export const hostPort = z
   .trim()
   .regex(/^[A-Za-z0-9.\-_[\]:]+:\d{1,5}$/, 'must be host:port');
 
+/** `a, b,,c` → `['a', 'b', 'c']`: comma-separated settings, blanks dropped. */
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
 export const hostPortList = z
   .string()
   .trim()
-  .transform((s) =>
-    s
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  )
+  .transform(splitList)
   .pipe(z.array(hostPort).min(1, 'must list at least one host:port'));
 
 export const nameList = z
   .string()
   .trim()
-  .transform((s) =>
-    s
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  )
+  .transform(splitList)
   .pipe(
     z
       .array(z.string().regex(/^[A-Za-z0-9._-]+$/, 'names may use letters, digits, . _ -'))

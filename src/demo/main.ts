@@ -1,14 +1,19 @@
 import { redactUrl } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../setup/dev-stack';
-import { pickPort } from '../stack/ports';
 import { waitFor } from '../util/wait';
 import { connectClient } from '../temporal/connection';
 import { workflowListUrl } from '../temporal/ui-links';
 import { createPool } from '../db/pool';
 import { readStock } from '../inventory/stock-store';
 import { createKafka } from '../kafka/kafka-client';
-import { startComponent, stopComponent, waitForHttp, type Component } from '../pipeline/components';
+import {
+  pickPipelineEndpoints,
+  startComponent,
+  stopComponent,
+  waitForHttp,
+  type Component,
+} from '../pipeline/components';
 import { buildScenario, seedStock } from '../pipeline/scenario';
 import { checkInvariants, type OrderFacts } from '../pipeline/invariants';
 import {
@@ -48,14 +53,7 @@ async function main(): Promise<number> {
   try {
     const scenario = buildScenario(orderCount, seed);
     await seedStock(pool, scenario);
-    const taken = new Set<number>();
-    const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
-    const metricsUrl = `http://127.0.0.1:${await pickPort(9464, taken)}/metrics`;
-    const env = {
-      ...stack.state.env,
-      PROVIDERS_URL: providersUrl,
-      BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
-    };
+    const { providersUrl, metricsUrl, env } = await pickPipelineEndpoints(stack.state.env);
 
     const providers = startComponent('providers', 'src/sandbox/main.ts', env, stack.paths.logs);
     components.push(providers);

@@ -211,36 +211,16 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
       'data: is required when the value carries envelope fields',
     );
 
-  const eventId = required(
-    pick(
-      readHeader(headers, HEADER.eventId),
-      bodyString(body, 'eventId'),
-      HEADER.eventId,
-      'eventId',
-    ),
-    HEADER.eventId,
-    'eventId',
-  );
-  const eventType = required(
-    pick(
-      readHeader(headers, HEADER.eventType),
-      bodyString(body, 'eventType'),
-      HEADER.eventType,
-      'eventType',
-    ),
-    HEADER.eventType,
-    'eventType',
-  );
-  const aggregateId = required(
-    pick(
-      readHeader(headers, HEADER.aggregateId),
-      bodyString(body, 'aggregateId'),
-      HEADER.aggregateId,
-      'aggregateId',
-    ),
-    HEADER.aggregateId,
-    'aggregateId',
-  );
+  // The three identity fields: header or body field, equal when both are set, one required.
+  const identityField = (field: 'eventId' | 'eventType' | 'aggregateId'): string =>
+    required(
+      pick(readHeader(headers, HEADER[field]), bodyString(body, field), HEADER[field], field),
+      HEADER[field],
+      field,
+    );
+  const eventId = identityField('eventId');
+  const eventType = identityField('eventType');
+  const aggregateId = identityField('aggregateId');
   const versionHeader = readHeader(headers, HEADER.aggregateVersion);
   const versionBody = body?.aggregateVersion;
   const aggregateVersion = pick(

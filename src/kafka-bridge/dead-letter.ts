@@ -24,17 +24,11 @@ export async function deadLetter(
   const offset = item.message.offset;
   if (!ctx.controls.shouldContinue()) return { kind: 'retry' };
   let stub = false;
+  // What both the full record and the stub say about the message and why it failed.
+  const failure = { message: item.message, topic, partition, offset, reason, error };
   try {
     try {
-      const record = buildDlqMessage({
-        message: item.message,
-        topic,
-        partition,
-        offset,
-        reason,
-        error,
-        failedAt: deps.now(),
-      });
+      const record = buildDlqMessage({ ...failure, failedAt: deps.now() });
       await retryClassified(
         () => callDependency('dlq', () => deps.sendToDlq(record), ctx.controls),
         retryOptions(ctx, 'dlq write'),
@@ -42,12 +36,7 @@ export async function deadLetter(
     } catch (err) {
       if (err instanceof RetryAbortedError) throw err;
       const stubRecord = buildDlqStub({
-        message: item.message,
-        topic,
-        partition,
-        offset,
-        reason,
-        error,
+        ...failure,
         refusal: describeError(err),
         failedAt: deps.now(),
       });

@@ -10,7 +10,7 @@ export async function confirmAction(question: string, yes: boolean): Promise<boo
   if (yes) return true;
   if (!process.stdin.isTTY) {
     throw new UsageError(
-      `${question} needs confirmation, but stdin is not a terminal: pass --yes (check the selection with --dry-run first)`,
+      `${question} needs confirmation, but stdin is not a terminal: confirm with --yes (check the selection with --dry-run first)`,
     );
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr });

@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
-import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { dlqTopicOf, isDlqTopic } from '../events/dlq-topic';
+import { confirmAction } from './confirm';
 import type { OpsContext } from './context';
 import { readDlq, replayHeaders, type DlqEntry } from '../events/dlq-reader';
 import { markReplayed, readReplayMarks } from './dlq-replay-marks';
@@ -107,16 +107,6 @@ function operatorName(): string {
   }
 }
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`${question} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
-}
-
 function countBy(entries: DlqEntry[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const e of entries) out[e.reason ?? '?'] = (out[e.reason ?? '?'] ?? 0) + 1;
@@ -168,14 +158,12 @@ export async function replayDlq(ctx: OpsContext, argv: string[]): Promise<Comman
   const plan = routable.map((e) => ({ ...describeEntry(e), replayTo: e.sourceTopic! }));
   const dryRun = values['dry-run'] ?? false;
   let cancelled = false;
-  if (!dryRun && routable.length > 0 && !values.yes) {
-    if (!process.stdin.isTTY) {
-      throw new UsageError(
-        `dlq replay would send ${routable.length} message(s): confirm with --yes (or see them with --dry-run)`,
-      );
-    }
+  if (!dryRun && routable.length > 0) {
     const targets = [...new Set(routable.map((e) => e.sourceTopic!))].join(', ');
-    cancelled = !(await confirm(`Replay ${routable.length} message(s) to ${targets}?`));
+    cancelled = !(await confirmAction(
+      `Replay ${routable.length} message(s) to ${targets}?`,
+      values.yes === true,
+    ));
   }
   const live = !dryRun && !cancelled;
   if (live && routable.length > 0) {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pickPort } from '../stack/ports';
 import { waitFor } from '../util/wait';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -63,4 +64,34 @@ export async function waitForHttp(
     },
     { timeoutMs, what: `${component.name} at ${url}` },
   );
+}
+
+/** Where the demo's and chaos's processes listen, and the environment that tells them. */
+export interface PipelineEndpoints {
+  /** Base URL of the sandbox providers. */
+  providersUrl: string;
+  /** The bridge's Prometheus endpoint: it answers once the bridge is up. */
+  metricsUrl: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Free ports for the sandbox providers (4010 when free) and the bridge's metrics (9464 when
+ * free), and the stack's environment pointing at them.
+ */
+export async function pickPipelineEndpoints(
+  stackEnv: NodeJS.ProcessEnv,
+): Promise<PipelineEndpoints> {
+  const taken = new Set<number>();
+  const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
+  const metricsUrl = `http://127.0.0.1:${await pickPort(9464, taken)}/metrics`;
+  return {
+    providersUrl,
+    metricsUrl,
+    env: {
+      ...stackEnv,
+      PROVIDERS_URL: providersUrl,
+      BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 
 /** A request the router could not serve; turned into a JSON error response. */
 export class HttpError extends Error {
@@ -66,4 +67,33 @@ export function fingerprintRequest(method: string, path: string, body: unknown):
   return createHash('sha256')
     .update(`${method} ${path}\n${canonicalJson(body)}`)
     .digest('hex');
+}
+
+/** The request's Idempotency-Key header (at most 255 characters, Stripe's limit); 400 without one. */
+export function idempotencyKeyOf(req: IncomingMessage): string {
+  const key = req.headers['idempotency-key'];
+  if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
+    throw new HttpError(400, 'missing_idempotency_key', 'an Idempotency-Key header is required');
+  }
+  return key;
+}
+
+/** The body validated by `schema`; 400 naming what is wrong otherwise. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new HttpError(400, 'invalid_request', z.prettifyError(parsed.error));
+  return parsed.data;
+}
+
+/** A query parameter the route cannot do without; 400 naming it when absent or empty. */
+export function requiredParam(url: URL, name: string): string {
+  const value = url.searchParams.get(name);
+  if (!value) throw new HttpError(400, 'invalid_request', `${name} is required`);
+  return value;
+}
+
+/** 200 with the row, or 404 `not_found` saying `missing` when there is none. */
+export function sendFound(res: ServerResponse, row: unknown, missing: string): void {
+  if (row === undefined || row === null) throw new HttpError(404, 'not_found', missing);
+  sendJson(res, 200, row);
 }

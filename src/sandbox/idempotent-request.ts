@@ -1,7 +1,15 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
 import type pg from 'pg';
 import type { FaultEndpoint, FaultInjector } from './faults';
-import { errorBody, sendJson } from './http-util';
+import {
+  errorBody,
+  fingerprintRequest,
+  idempotencyKeyOf,
+  parseBody,
+  readJson,
+  sendJson,
+} from './http-util';
 import { claimKey, completeKey, releaseKey, type StoredResponse } from './key-store';
 
 /** Key store timings, injectable so tests can expire leases and keys quickly. */
@@ -109,4 +117,35 @@ export async function handleIdempotentRequest(
     return;
   }
   sendJson(res, response.status, response.body);
+}
+
+/**
+ * A POST of the sandbox's APIs: the Idempotency-Key header, the JSON body validated by
+ * `schema` and fingerprinted with method and path, then the idempotency protocol above with
+ * the validated body and key handed to `execute`.
+ */
+export async function handleIdempotentPost<T>(
+  ctx: IdempotencyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  post: {
+    endpoint: FaultEndpoint;
+    path: string;
+    schema: z.ZodType<T>;
+    execute: (
+      client: pg.PoolClient,
+      body: T,
+      key: string,
+    ) => ReturnType<IdempotentRequest['execute']>;
+  },
+): Promise<void> {
+  const key = idempotencyKeyOf(req);
+  const raw = await readJson(req);
+  const body = parseBody(post.schema, raw);
+  await handleIdempotentRequest(ctx, res, {
+    endpoint: post.endpoint,
+    key,
+    fingerprint: fingerprintRequest('POST', post.path, raw),
+    execute: (client) => post.execute(client, body, key),
+  });
 }

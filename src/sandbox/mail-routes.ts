@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { findEmailById, insertEmail, listEmailsByKey, listEmailsByOrder } from './email-store';
-import { fingerprintRequest, HttpError, readJson, sendJson } from './http-util';
-import { handleIdempotentRequest, type IdempotencyContext } from './idempotent-request';
-import { idempotencyKeyOf, parseBody } from './payment-routes';
+import { requiredParam, sendFound, sendJson } from './http-util';
+import { handleIdempotentPost, type IdempotencyContext } from './idempotent-request';
 
 const emailRequest = z.object({
   to: z.string().trim().min(3).max(320),
@@ -13,15 +12,12 @@ const emailRequest = z.object({
   orderId: z.string().trim().min(1).max(300).optional(),
 });
 
-async function sendEmail(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
-  const key = idempotencyKeyOf(req);
-  const raw = await readJson(req);
-  const body = parseBody(emailRequest, raw);
-  await handleIdempotentRequest(ctx, res, {
+function sendEmail(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
+  return handleIdempotentPost(ctx, req, res, {
     endpoint: 'emails',
-    key,
-    fingerprint: fingerprintRequest('POST', '/v1/emails', raw),
-    execute: async (client) => {
+    path: '/v1/emails',
+    schema: emailRequest,
+    execute: async (client, body, key) => {
       // The ledger outlives reaped keys: a key seen again after reaping is not re-sent.
       const [existing] = await listEmailsByKey(client, key);
       const email =
@@ -48,13 +44,13 @@ export async function routeMail(
   const path = url.pathname;
   if (req.method === 'POST' && path === '/v1/emails') await sendEmail(ctx, req, res);
   else if (req.method === 'GET' && path === '/v1/emails') {
-    const orderId = url.searchParams.get('orderId');
-    if (!orderId) throw new HttpError(400, 'invalid_request', 'orderId is required');
-    sendJson(res, 200, { data: await listEmailsByOrder(ctx.pool, orderId) });
+    sendJson(res, 200, { data: await listEmailsByOrder(ctx.pool, requiredParam(url, 'orderId')) });
   } else if (req.method === 'GET' && path.startsWith('/v1/emails/')) {
-    const email = await findEmailById(ctx.pool, decodeURIComponent(path.slice(11)));
-    if (!email) throw new HttpError(404, 'not_found', 'no such email');
-    sendJson(res, 200, email);
+    sendFound(
+      res,
+      await findEmailById(ctx.pool, decodeURIComponent(path.slice(11))),
+      'no such email',
+    );
   } else return false;
   return true;
 }

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { findChargeById, insertCharge, listChargesByKey, listChargesByOrder } from './charge-store';
-import { errorBody, fingerprintRequest, HttpError, readJson, sendJson } from './http-util';
-import { handleIdempotentRequest, type IdempotencyContext } from './idempotent-request';
+import { errorBody, requiredParam, sendFound, sendJson } from './http-util';
+import { handleIdempotentPost, type IdempotencyContext } from './idempotent-request';
 import { findRefundByCharge, insertRefund, listRefundsByOrder, type Refund } from './refund-store';
 
 const id = z.string().trim().min(1).max(300);
@@ -30,29 +30,12 @@ export function isDeclined(input: { customerId: string; source?: string }): bool
   return /^declined/i.test(input.customerId) || input.source === 'tok_chargeDeclined';
 }
 
-export function idempotencyKeyOf(req: IncomingMessage): string {
-  const key = req.headers['idempotency-key'];
-  if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
-    throw new HttpError(400, 'missing_idempotency_key', 'an Idempotency-Key header is required');
-  }
-  return key;
-}
-
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new HttpError(400, 'invalid_request', z.prettifyError(parsed.error));
-  return parsed.data;
-}
-
-async function createCharge(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
-  const key = idempotencyKeyOf(req);
-  const raw = await readJson(req);
-  const body = parseBody(chargeRequest, raw);
-  await handleIdempotentRequest(ctx, res, {
+function createCharge(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
+  return handleIdempotentPost(ctx, req, res, {
     endpoint: 'charges',
-    key,
-    fingerprint: fingerprintRequest('POST', '/v1/charges', raw),
-    execute: async (client) => {
+    path: '/v1/charges',
+    schema: chargeRequest,
+    execute: async (client, body, key) => {
       if (isDeclined(body)) {
         return { status: 402, body: errorBody('card_declined', 'your card was declined') };
       }
@@ -71,15 +54,12 @@ async function createCharge(ctx: IdempotencyContext, req: IncomingMessage, res: 
   });
 }
 
-async function createRefund(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
-  const key = idempotencyKeyOf(req);
-  const raw = await readJson(req);
-  const body = parseBody(refundRequest, raw);
-  await handleIdempotentRequest(ctx, res, {
+function createRefund(ctx: IdempotencyContext, req: IncomingMessage, res: ServerResponse) {
+  return handleIdempotentPost(ctx, req, res, {
     endpoint: 'refunds',
-    key,
-    fingerprint: fingerprintRequest('POST', '/v1/refunds', raw),
-    execute: async (client) => {
+    path: '/v1/refunds',
+    schema: refundRequest,
+    execute: async (client, body, key) => {
       const charges = body.chargeId
         ? [await findChargeById(client, body.chargeId)].filter((c) => c !== undefined)
         : await listChargesByOrder(client, body.orderId);
@@ -144,17 +124,15 @@ export async function routePayments(
   if (req.method === 'POST' && path === '/v1/charges') await createCharge(ctx, req, res);
   else if (req.method === 'POST' && path === '/v1/refunds') await createRefund(ctx, req, res);
   else if (req.method === 'GET' && path === '/v1/charges') {
-    const orderId = url.searchParams.get('orderId');
-    if (!orderId) throw new HttpError(400, 'invalid_request', 'orderId is required');
-    sendJson(res, 200, { data: await listChargesByOrder(ctx.pool, orderId) });
+    sendJson(res, 200, { data: await listChargesByOrder(ctx.pool, requiredParam(url, 'orderId')) });
   } else if (req.method === 'GET' && path.startsWith('/v1/charges/')) {
-    const charge = await findChargeById(ctx.pool, decodeURIComponent(path.slice(12)));
-    if (!charge) throw new HttpError(404, 'not_found', 'no such charge');
-    sendJson(res, 200, charge);
+    sendFound(
+      res,
+      await findChargeById(ctx.pool, decodeURIComponent(path.slice(12))),
+      'no such charge',
+    );
   } else if (req.method === 'GET' && path === '/v1/refunds') {
-    const orderId = url.searchParams.get('orderId');
-    if (!orderId) throw new HttpError(400, 'invalid_request', 'orderId is required');
-    sendJson(res, 200, { data: await listRefundsByOrder(ctx.pool, orderId) });
+    sendJson(res, 200, { data: await listRefundsByOrder(ctx.pool, requiredParam(url, 'orderId')) });
   } else return false;
   return true;
 }
