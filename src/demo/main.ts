@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../setup/dev-stack';
 import { waitFor } from '../util/wait';
 import { connectClient } from '../temporal/connection';
+import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { workflowListUrl } from '../temporal/ui-links';
 import { createPool } from '../db/pool';
 import { readStock } from '../inventory/stock-store';
@@ -126,7 +127,7 @@ async function main(): Promise<number> {
     const fmt = (m: Map<string, number>) =>
       [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
-    const query = `OrderId STARTS_WITH "${scenario.prefix}"`;
+    const query = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, scenario.prefix);
     process.stdout.write(
       [
         '',
