@@ -74,12 +74,7 @@ const log = (m: string) => process.stderr.write(`bench:peers ${m}\n`);
 
 /** `npm ci` of bench/peers when its packages are missing (first use, fresh clone). */
 function ensurePeersInstalled(): void {
-  const wanted = [
-    '@restatedev/restate-sdk',
-    '@restatedev/restate-server',
-    '@dbos-inc/dbos-sdk',
-    '@dbos-inc/postgres-datasource',
-  ];
+  const wanted = ['@restatedev/restate-sdk', '@restatedev/restate-server', '@dbos-inc/dbos-sdk'];
   if (wanted.every((p) => existsSync(join(PEERS_DIR, 'node_modules', p, 'package.json')))) return;
   log('installing the peers (npm ci --prefix bench/peers)');
   const r = spawnSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], {
@@ -92,11 +87,7 @@ function versionOf(name: SystemName, stackVersions: Record<string, string>): str
   if (name === 'restate')
     return `restate-server ${peerVersion('@restatedev/restate-server')}, sdk ${peerVersion('@restatedev/restate-sdk')}`;
   if (name === 'dbos')
-    return (
-      `dbos-sdk ${peerVersion('@dbos-inc/dbos-sdk')}, ` +
-      `kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}, ` +
-      `postgres-datasource ${peerVersion('@dbos-inc/postgres-datasource')}`
-    );
+    return `dbos-sdk ${peerVersion('@dbos-inc/dbos-sdk')}, kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}`;
   return `this checkout, Temporal server ${stackVersions.temporalServer ?? '?'} (the stack's dev server)`;
 }
 

@@ -223,10 +223,8 @@ export function dbosSystem(ctx: SystemContext): PeerSystem {
     name: 'dbos',
     settings:
       'kafkajs-receive defaults (its internal queue, ordering none, batches of 250, 1 s queue ' +
-      `polling: no in-flight limit, as its README recommends), the reservation a DBOS transaction ` +
-      `(@dbos-inc/postgres-datasource, pool max ${ctx.concurrency}, its completion table in the ` +
-      "run's inventory schema), charge and email steps retried up to 10 times, logLevel warn; " +
-      "system database on the stack's Postgres",
+      `polling: no in-flight limit, as its README recommends), inventory pool max ${ctx.concurrency}, ` +
+      "logLevel warn, steps retried up to 10 times; system database on the stack's Postgres",
     processes,
     async start() {
       // DBOS creates its system database: the bench's role needs CREATEDB (granted once, by the
