@@ -3,8 +3,8 @@
  * workflow (its ID derived from topic, partition, group and offset: a redelivered offset runs
  * once) that runs the three effects as checkpointed steps; the reservation is one Postgres
  * transaction (src/inventory) that also claims the order, so duplicates stop there. It runs
- * as a step, idempotent by its key: @dbos-inc's node-postgres datasource, which would make it a
- * DBOS transaction, is not on the registry this machine reaches.
+ * as a step, idempotent by its key, not as a DBOS transaction: no published DBOS datasource
+ * works with this SDK (see bench/peers/README.md, "Notes").
  *
  * Started by bench/peers (node --import tsx); not part of the product's typecheck.
  */
