@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
+import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import { startPreparedStack } from '../src/setup/dev-stack';
 import { loadConfig, type Config } from '../src/config';
@@ -30,6 +31,15 @@ import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
 
 const ROOT = resolve(__dirname, '..');
 export const PARTITIONS = 4;
+
+/** What every bench phase gets from bench/index.ts: the stack's config, clients and logs folder. */
+export interface BenchContext {
+  config: Config;
+  client: Client;
+  kafka: Kafka;
+  env: NodeJS.ProcessEnv;
+  logs: string;
+}
 
 export function tag(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}`;

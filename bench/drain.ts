@@ -11,14 +11,11 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import type { Kafka } from 'kafkajs';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
 import { ensureTopics } from '../src/kafka/topics';
-import type { Config } from '../src/config';
 import { connectWorker } from '../src/temporal/connection';
 import { pickPort } from '../src/stack/ports';
 import { waitFor } from '../src/util/wait';
@@ -29,7 +26,7 @@ import {
   type Component,
 } from '../src/pipeline/components';
 import { generateOrderStream } from '../src/tools/order-stream';
-import { tag } from './bridge';
+import { tag, type BenchContext } from './bridge';
 import { measureFloor, perItem, round, selfCpu, type RateFigure } from './floor';
 import * as floorActivities from './floor-activities';
 import { cpuDelta, cpuSeconds, peakRssMiB } from './proc-cpu';
@@ -70,10 +67,7 @@ async function countRows(pool: ReturnType<typeof createPool>): Promise<number> {
   return Math.min(Number(rows[0]!.charged), Number(rows[0]!.mailed));
 }
 
-export async function benchDrain(
-  options: DrainOptions,
-  ctx: { config: Config; client: Client; kafka: Kafka; env: NodeJS.ProcessEnv; logs: string },
-): Promise<DrainResult> {
+export async function benchDrain(options: DrainOptions, ctx: BenchContext): Promise<DrainResult> {
   const { config, client, kafka, logs } = ctx;
   const run = tag('drain');
   const schema = `${run}_ledger`;

@@ -11,12 +11,11 @@
  * Peak RSS (VmHWM) of the bridge and the worker is sampled throughout.
  */
 import type { Client } from '@temporalio/client';
-import type { Kafka, Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { setStock } from '../src/inventory/stock-store';
 import { ensureTopics } from '../src/kafka/topics';
-import type { Config } from '../src/config';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../src/temporal/search-attributes';
 import { WORKFLOW_TYPE } from '../src/workflows/workflow-types';
 import { pickPort } from '../src/stack/ports';
@@ -28,7 +27,7 @@ import {
   type Component,
 } from '../src/pipeline/components';
 import { generateOrderStream } from '../src/tools/order-stream';
-import { PARTITIONS, peakRssMiB, tag } from './bridge';
+import { PARTITIONS, peakRssMiB, tag, type BenchContext } from './bridge';
 
 export interface E2eOptions {
   durationMs: number;
@@ -112,10 +111,7 @@ async function countCompleted(client: Client, prefix: string): Promise<number> {
   return (await client.workflow.count(query)).count;
 }
 
-export async function benchEndToEnd(
-  options: E2eOptions,
-  ctx: { config: Config; client: Client; kafka: Kafka; env: NodeJS.ProcessEnv; logs: string },
-): Promise<E2eResult> {
+export async function benchEndToEnd(options: E2eOptions, ctx: BenchContext): Promise<E2eResult> {
   const { config, client, kafka, logs } = ctx;
   const run = tag('bench');
   const schema = `${run}_ledger`;

@@ -48,7 +48,7 @@ import {
   type PeerSystem,
   type SystemContext,
 } from './systems';
-import { preProduce, runWorkload, type WorkloadResult } from './workload';
+import { preProduce, runWorkload, type WorkloadOptions, type WorkloadResult } from './workload';
 
 const SYSTEMS = { onceflow: onceflowSystem, restate: restateSystem, dbos: dbosSystem } as const;
 type SystemName = keyof typeof SYSTEMS;
@@ -249,14 +249,7 @@ async function main(): Promise<void> {
 function report(
   results: SystemResult[],
   failures: Array<{ system: SystemName; error: string }>,
-  options: {
-    durationMs: number;
-    warmupMs: number;
-    latencyMs: number;
-    backlog: number;
-    duplicates: number;
-    partitions: number;
-  },
+  options: WorkloadOptions,
   concurrency: number,
 ): void {
   const machine = {

@@ -5,7 +5,7 @@
  * differ only in how they make the sequence durable.
  */
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { createEmailActivities } from '../../src/activities/email';
 import { createPaymentActivities } from '../../src/activities/payments';
 import type { OrderPlacedData } from '../../src/events/order-events';
@@ -97,4 +97,24 @@ export function readAppEnv(): {
     groupId: process.env.PEER_GROUP_ID ?? '',
     concurrency: Number(process.env.PEER_CONCURRENCY ?? 32),
   };
+}
+
+/**
+ * What both peer apps start with: their environment, a pool on the run's inventory schema (at
+ * most the harness's concurrency) and the three steps bound to it.
+ */
+export function createPeerApp(system: string): {
+  env: ReturnType<typeof readAppEnv>;
+  pool: pg.Pool;
+  steps: OrderSteps;
+} {
+  const env = readAppEnv();
+  const pool = new pg.Pool({
+    connectionString: env.databaseUrl,
+    max: env.concurrency,
+    options: `-c search_path=${env.schema}`,
+  });
+  // An idle client's error (a restarted Postgres) must not kill the app; the next query fails.
+  pool.on('error', () => undefined);
+  return { env, pool, steps: createOrderSteps({ pool, providersUrl: env.providersUrl, system }) };
 }

@@ -11,17 +11,9 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { KafkaReceiver } from '@dbos-inc/kafkajs-receive';
 import { logLevel, type KafkaMessage } from 'kafkajs';
-import pg from 'pg';
-import { createOrderSteps, orderOfValue, readAppEnv } from '../order-steps';
+import { createPeerApp, orderOfValue } from '../order-steps';
 
-const env = readAppEnv();
-const pool = new pg.Pool({
-  connectionString: env.databaseUrl,
-  max: env.concurrency,
-  options: `-c search_path=${env.schema}`,
-});
-pool.on('error', () => undefined);
-const steps = createOrderSteps({ pool, providersUrl: env.providersUrl, system: 'dbos' });
+const { env, pool, steps } = createPeerApp('dbos');
 const retry = { retriesAllowed: true, maxAttempts: 10, intervalSeconds: 1 };
 
 /**

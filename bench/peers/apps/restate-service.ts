@@ -8,17 +8,9 @@
  * product's typecheck (bench/peers/tsconfig.json checks it once the peers are installed).
  */
 import * as restate from '@restatedev/restate-sdk';
-import pg from 'pg';
-import { createOrderSteps, orderOfValue, readAppEnv } from '../order-steps';
+import { createPeerApp, orderOfValue } from '../order-steps';
 
-const env = readAppEnv();
-const pool = new pg.Pool({
-  connectionString: env.databaseUrl,
-  max: env.concurrency,
-  options: `-c search_path=${env.schema}`,
-});
-pool.on('error', () => undefined);
-const steps = createOrderSteps({ pool, providersUrl: env.providersUrl, system: 'restate' });
+const { env, steps } = createPeerApp('restate');
 
 const orders = restate.object({
   name: 'Orders',
