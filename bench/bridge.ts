@@ -26,6 +26,7 @@ import { generateOrderStream } from '../src/tools/order-stream';
 import { runLimited } from '../src/util/run-limited';
 import { waitFor } from '../src/util/wait';
 import { startComponent } from '../src/pipeline/components';
+import { buildProduction, productionArgs } from '../src/pipeline/production';
 import { translateMessage, type StartCommand } from '../src/events/translate';
 import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
 
@@ -153,10 +154,11 @@ export async function benchBridge(
     `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
   );
   const groupId = tag('bench-group');
-  // The bridge as its own process, as `npm run bridge` runs it; output to the stack's logs.
+  // The bridge as its own process, as production runs it (`npm run start:bridge`); output to
+  // the stack's logs.
   const bridgeProcess = startComponent(
     'bench-bridge',
-    'src/kafka-bridge/main.ts',
+    '',
     {
       KAFKA_TOPICS: topic,
       KAFKA_GROUP_ID: groupId,
@@ -168,6 +170,7 @@ export async function benchBridge(
       LOG_LEVEL: 'warn',
     },
     logs,
+    productionArgs('bridge'),
   );
   const child = bridgeProcess.child;
   let peak = 0;
@@ -275,6 +278,7 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency ?? 32);
   const duplicates = Number(values.duplicates ?? 20000);
 
+  buildProduction(); // the bridge runs compiled, as in production
   const stack = await startPreparedStack();
   const config = loadConfig();
   const connection = await Connection.connect({ address: config.temporal.address });

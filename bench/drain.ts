@@ -1,16 +1,15 @@
 /**
  * Backlog drain for `npm run bench`: N OrderPlaced events produced before anything consumes
- * them, on a fresh 6-partition topic; then the worker, then the bridge start, and the clock
- * runs until every order has its charge and its email in the sandbox providers' tables.
+ * them, on a fresh 6-partition topic; then the worker, then the bridge start (compiled, with
+ * their heap limits, as production runs them: src/pipeline/production.ts), and the clock runs
+ * until every order has its charge and its email in the sandbox providers' tables.
  * Reports orders/s, CPU seconds per order of every process of the stack and of the ones this
  * bench starts, and peak RSS of the bridge and the worker. Then, on the same server, the
  * floor: workflows that do nothing and workflows with three no-op activities, started with
  * client.workflow.start at the bridge's concurrency, so the drain is read against what
  * Temporal itself allows.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
@@ -25,6 +24,7 @@ import {
   waitForHttp,
   type Component,
 } from '../src/pipeline/components';
+import { productionArgs, type ProductionProcess } from '../src/pipeline/production';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { tag, type BenchContext } from './bridge';
 import { measureFloor, perItem, round, selfCpu, type RateFigure } from './floor';
@@ -32,8 +32,6 @@ import * as floorActivities from './floor-activities';
 import { cpuDelta, cpuSeconds, peakRssMiB } from './proc-cpu';
 
 export type { RateFigure } from './floor';
-
-const ROOT = resolve(__dirname, '..');
 
 /** The drain topic's partitions (the issue's measurement: a fresh 6-partition topic). */
 export const DRAIN_PARTITIONS = 6;
@@ -113,32 +111,27 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
       BRIDGE_METRICS_PORT: String(await pickPort(9574, taken)),
       LOG_LEVEL: 'warn',
     };
-    /** Worker and bridge as `npm run` starts them, with --cpu-prof when asked (not allowed in NODE_OPTIONS). */
-    const start = (name: string, entry: string): Component => {
-      if (!options.profileDir) return startComponent(`drain-${name}`, entry, env, logs);
-      const logFile = join(logs, `demo-drain-${name}.log`);
-      const fd = openSync(logFile, 'a');
-      try {
-        const child = spawn(
-          process.execPath,
-          [
-            '--cpu-prof',
-            `--cpu-prof-dir=${join(options.profileDir, name)}`,
-            '--import',
-            'tsx',
-            resolve(ROOT, entry),
-          ],
-          { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] },
-        );
-        return { name: `drain-${name}`, child, logFile };
-      } finally {
-        closeSync(fd);
-      }
-    };
+    /**
+     * Worker and bridge as production runs them (package.json `start:*`: compiled, with their
+     * heap limits), with --cpu-prof when asked (not allowed in NODE_OPTIONS).
+     */
+    const start = (name: ProductionProcess): Component =>
+      startComponent(
+        `drain-${name}`,
+        '',
+        env,
+        logs,
+        productionArgs(
+          name,
+          options.profileDir
+            ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, name)}`]
+            : [],
+        ),
+      );
     const providers = startComponent('drain-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = start('worker', 'src/worker/main.ts');
+    const worker = start('worker');
     components.push(worker);
     // The worker is up (workflows bundled, polling) before the clock starts.
     await waitFor(
@@ -161,7 +154,7 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
     };
     const before = { ...cpuSeconds(pidsBefore), bench: selfCpu(), bridge: 0 };
     const started = performance.now();
-    const bridge = start('bridge', 'src/kafka-bridge/main.ts');
+    const bridge = start('bridge');
     components.push(bridge);
     const pids = { ...pidsBefore, bridge: bridge.child.pid! };
     let after: Record<string, number> = before;

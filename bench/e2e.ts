@@ -26,6 +26,7 @@ import {
   waitForHttp,
   type Component,
 } from '../src/pipeline/components';
+import { productionArgs } from '../src/pipeline/production';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { PARTITIONS, peakRssMiB, tag, type BenchContext } from './bridge';
 
@@ -144,8 +145,9 @@ export async function benchEndToEnd(options: E2eOptions, ctx: BenchContext): Pro
     const providers = startComponent('bench-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
-    const worker = startComponent('bench-worker', 'src/worker/main.ts', env, logs);
-    const bridge = startComponent('bench-bridge', 'src/kafka-bridge/main.ts', env, logs);
+    // Worker and bridge as production runs them (package.json `start:*`).
+    const worker = startComponent('bench-worker', '', env, logs, productionArgs('worker'));
+    const bridge = startComponent('bench-bridge', '', env, logs, productionArgs('bridge'));
     components.push(worker, bridge);
     sampler = setInterval(() => {
       for (const c of components) {

@@ -21,6 +21,7 @@ import { createPool } from '../src/db/pool';
 import { connectClient } from '../src/temporal/connection';
 import { createKafka } from '../src/kafka/kafka-client';
 import { parseDuration } from '../src/util/duration';
+import { buildProduction } from '../src/pipeline/production';
 import { benchBridge } from './bridge';
 import { benchEndToEnd } from './e2e';
 import { benchDrain, type DrainResult } from './drain';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
   );
   const concurrency = Number(values.concurrency ?? 32);
 
+  // Worker and bridge run compiled, as in production (src/pipeline/production.ts).
+  buildProduction();
   const stack = await startPreparedStack();
   const config = loadConfig();
   const client = await connectClient(config);

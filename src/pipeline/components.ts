@@ -14,19 +14,22 @@ export interface Component {
 
 /**
  * Starts one of onceflow's entry points (`src/...ts`) as its own process, as a user would
- * with npm run, with output appended to `<logs>/demo-<name>.log`.
+ * with npm run, with output appended to `<logs>/demo-<name>.log`. `argv` replaces the
+ * development command line (tsx and `entry`): the benches pass the production one
+ * (`productionArgs`).
  */
 export function startComponent(
   name: string,
   entry: string,
   env: NodeJS.ProcessEnv,
   logs: string,
+  argv: string[] = ['--import', 'tsx', resolve(ROOT, entry)],
 ): Component {
   mkdirSync(logs, { recursive: true });
   const logFile = join(logs, `demo-${name}.log`);
   const fd = openSync(logFile, 'a');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, entry)], {
+    const child = spawn(process.execPath, argv, {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', fd, fd],
