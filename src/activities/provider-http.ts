@@ -4,6 +4,7 @@ import { parseDurationMs } from '../util/duration';
 import type { TransientFailureDetails } from './transient-failure';
 import { failureBody } from './failure-body';
 import { FAILURE_TYPES } from './failure-types';
+import { postJson, type HttpResponse } from './http-post';
 
 /** Where the provider APIs live and how long one HTTP call may take. */
 export interface ProviderClientOptions {
@@ -112,21 +113,19 @@ export async function postToProvider(
   request: { path: string; key: string; body: unknown; accept?: number[] },
 ): Promise<ProviderResponse> {
   const endpoint = `POST ${request.path}`;
-  let res: Response;
-  let body: Record<string, unknown>;
+  let res: HttpResponse;
   try {
-    res = await fetch(`${options.url}${request.path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': request.key },
-      body: JSON.stringify(request.body),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
-    });
-    body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    res = await postJson(
+      `${options.url}${request.path}`,
+      { 'idempotency-key': request.key },
+      request.body,
+      options.timeoutMs ?? 5000,
+    );
   } catch (err) {
-    // AbortSignal.timeout aborts with a TimeoutError; everything else fetch throws is the
-    // connection (refused, reset, DNS), reported by undici as "fetch failed" with a cause.
+    // postJson's deadline is a TimeoutError; everything else is the connection (refused,
+    // reset, DNS), with the socket's code.
     const timedOut = (err as Error).name === 'TimeoutError';
-    const reason = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    const reason = (err as { code?: string }).code ?? (err as Error).message;
     const Cause = timedOut ? ProviderTimeoutError : ProviderUnreachableError;
     const what = `${endpoint} (key ${request.key}) got no response: ${(err as Error).message}`;
     throw transientFailure(
@@ -143,10 +142,11 @@ export async function postToProvider(
       ),
     );
   }
+  const body = res.json;
   const { status } = res;
   if ((status >= 200 && status < 300) || request.accept?.includes(status)) return { status, body };
   const what = `${endpoint} (key ${request.key}) answered ${status}`;
-  const retryAfter = retryAfterMsOf(res.headers.get('retry-after'));
+  const retryAfter = retryAfterMsOf(res.header('retry-after'));
   if (status === 409)
     throw transientFailure(
       options,
