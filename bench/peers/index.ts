@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config';
 import { createPool } from '../../src/db/pool';
+import { buildProduction } from '../../src/pipeline/production';
 import { migrate } from '../../src/db/migrate';
 import { setStock } from '../../src/inventory/stock-store';
 import { createKafka } from '../../src/kafka/kafka-client';
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
   for (const n of names) if (!(n in SYSTEMS)) throw new Error(`unknown system ${n}`);
 
   ensurePeersInstalled();
+  buildProduction(); // onceflow's worker and bridge run compiled, as in production
   const stack = await startPreparedStack();
   const config = loadConfig();
   const pool = createPool(config.database);

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
+import { productionArgs } from '../../src/pipeline/production';
 import { pickPort } from '../../src/stack/ports';
 import { waitFor } from '../../src/util/wait';
 import {
@@ -83,7 +84,8 @@ export function onceflowSystem(ctx: SystemContext): PeerSystem {
     name: 'onceflow',
     settings:
       `bridge BRIDGE_START_CONCURRENCY=${ctx.concurrency} (default), worker defaults ` +
-      "(100 activities, 40 workflow tasks), LOG_LEVEL=warn; Temporal: the stack's dev server",
+      '(100 activities, 40 workflow tasks), LOG_LEVEL=warn; both compiled with their heap ' +
+      "limits (npm run start:worker|bridge); Temporal: the stack's dev server",
     processes,
     async start() {
       const env = {
@@ -104,12 +106,14 @@ export function onceflowSystem(ctx: SystemContext): PeerSystem {
           pid: ctx.temporalPid,
           shared: true,
         });
-      processes.push(
-        startNodeProcess('onceflow-worker', 'src/worker/main.ts', { env, logs: ctx.logs }),
-      );
-      processes.push(
-        startNodeProcess('onceflow-bridge', 'src/kafka-bridge/main.ts', { env, logs: ctx.logs }),
-      );
+      // As production runs them (package.json start:*, compiled by the harness at start).
+      for (const name of ['worker', 'bridge'] as const)
+        processes.push(
+          startProcess(`onceflow-${name}`, process.execPath, productionArgs(name), {
+            env,
+            logs: ctx.logs,
+          }),
+        );
     },
     async stop() {
       for (const p of processes.slice().reverse()) await stopProcess(p);
