@@ -3,18 +3,18 @@
  * on the run's inventory schema, src/inventory's reservation statements run on its transaction,
  * and a limit on how many reservations use the datasource at once.
  *
- * Why the limit: postgres.js 3.4.x (the datasource's driver; 3.4.9 is the newest) can send a
- * transaction's BEGIN without reserving its connection when every pooled connection is busy:
- * the BEGIN is pipelined onto a busy connection, or written when the pipeline is full, and the
- * reservation hook never runs (porsager/postgres#823, #1189; unfixed in 3.4.9). The driver then
- * fails the transaction with UNSAFE_TRANSACTION, or other queries run inside it. A DBOS
- * transaction fails its workflow on any error but a serialization failure, so each one was an
- * order that never completed (the stall of the first attempt, ~470 orders in a 2-minute run:
- * kafkajs-receive starts workflows with no in-flight limit, so the pool was always saturated).
- * Each reservation holds at most one connection at a time (the datasource's completion check,
- * then its transaction, then, on error, its error row), so with no more reservations in flight
- * than the pool has connections, a BEGIN always finds an idle connection and is the only query
- * on it: the path that loses the reservation is never taken.
+ * Why the limit: postgres.js (the datasource's driver, 3.4.9, the newest) raises
+ * UNSAFE_TRANSACTION when a BEGIN completes on a connection that `sql.begin` has not reserved;
+ * the only BEGIN on this pool is `sql.begin`'s own (the inventory statements issue none).
+ * `sql.begin` reserves its connection only when its BEGIN is written as the sole query of an
+ * idle connection: under a saturated pool it can be pipelined onto a busy connection, or
+ * written at the pipeline limit, and the reservation is skipped (porsager/postgres#823,
+ * #1189). A DBOS transaction fails its workflow on any error but a serialization failure, so
+ * each one was an order that never completed (the first attempt's stall, ~470 orders in a
+ * 2-minute run: kafkajs-receive starts workflows with no in-flight limit). Each reservation
+ * holds at most one connection at a time (the datasource's completion check, then its
+ * transaction, then, on error, its error row), so with no more reservations in flight than
+ * the pool has connections, a BEGIN always finds an idle connection.
  */
 import { PostgresDataSource } from '@dbos-inc/postgres-datasource';
 import type pg from 'pg';
