@@ -13,7 +13,7 @@
  * this run. Workload and phases: bench/peers/workload.ts; systems: bench/peers/systems.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -73,10 +73,19 @@ interface SystemResult extends WorkloadResult {
 
 const log = (m: string) => process.stderr.write(`bench:peers ${m}\n`);
 
-/** `npm ci` of bench/peers when its packages are missing (first use, fresh clone). */
+/**
+ * `npm ci` of bench/peers when a pinned package is missing or installed at another version
+ * (first use, fresh clone, or a checkout from before a pin changed: DBOS 5.x → 4.x).
+ */
 function ensurePeersInstalled(): void {
-  const wanted = ['@restatedev/restate-sdk', '@restatedev/restate-server', '@dbos-inc/dbos-sdk'];
-  if (wanted.every((p) => existsSync(join(PEERS_DIR, 'node_modules', p, 'package.json')))) return;
+  const pinned = (
+    JSON.parse(readFileSync(join(PEERS_DIR, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    }
+  ).dependencies;
+  const installed = (p: string) =>
+    existsSync(join(PEERS_DIR, 'node_modules', p, 'package.json')) && peerVersion(p) === pinned[p];
+  if (Object.keys(pinned).every(installed)) return;
   log('installing the peers (npm ci --prefix bench/peers)');
   const r = spawnSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], {
     stdio: ['ignore', 2, 2],
@@ -88,7 +97,11 @@ function versionOf(name: SystemName, stackVersions: Record<string, string>): str
   if (name === 'restate')
     return `restate-server ${peerVersion('@restatedev/restate-server')}, sdk ${peerVersion('@restatedev/restate-sdk')}`;
   if (name === 'dbos')
-    return `dbos-sdk ${peerVersion('@dbos-inc/dbos-sdk')}, kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}`;
+    return (
+      `dbos-sdk ${peerVersion('@dbos-inc/dbos-sdk')}, ` +
+      `kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}, ` +
+      `postgres-datasource ${peerVersion('@dbos-inc/postgres-datasource')}`
+    );
   return `this checkout, Temporal server ${stackVersions.temporalServer ?? '?'} (the stack's dev server)`;
 }
 

@@ -9,7 +9,11 @@ import pg from 'pg';
 import { createEmailActivities } from '../../src/activities/email';
 import { createPaymentActivities } from '../../src/activities/payments';
 import type { OrderPlacedData } from '../../src/events/order-events';
-import { reserveStock, type ReserveResult } from '../../src/inventory/inventory-service';
+import {
+  reserveStock,
+  type ReserveInput,
+  type ReserveResult,
+} from '../../src/inventory/inventory-service';
 import { stepKey } from '../../src/workflows/order-definitions';
 
 export interface OrderSteps {
@@ -25,24 +29,27 @@ function fingerprintOf(order: OrderPlacedData): string {
 }
 
 /**
- * Steps bound to the inventory pool and the providers' URL.
+ * The reservation's input for an order, claimed for `owner`: what `reserve` passes to
+ * `reserveStock`, and what an app that owns the transaction itself (DBOS) passes to
+ * `reserveInTransaction`.
  */
-export function createOrderSteps(deps: {
-  pool: pg.Pool;
+export function reserveInputOf(order: OrderPlacedData, owner: string): ReserveInput {
+  return {
+    key: stepKey(order.orderId, 'reserve'),
+    orderId: order.orderId,
+    items: order.items.map((l) => ({ sku: l.sku, quantity: l.quantity })),
+    workflowId: owner,
+    fingerprint: fingerprintOf(order),
+  };
+}
+
+/** The two provider effects (charge, email), bound to the providers' URL. */
+export function createProviderSteps(deps: {
   providersUrl: string;
-  system: string;
-}): OrderSteps {
+}): Pick<OrderSteps, 'charge' | 'email'> {
   const payments = createPaymentActivities({ url: deps.providersUrl });
   const mail = createEmailActivities({ url: deps.providersUrl });
   return {
-    reserve: (order, owner) =>
-      reserveStock(deps.pool, {
-        key: stepKey(order.orderId, 'reserve'),
-        orderId: order.orderId,
-        items: order.items.map((l) => ({ sku: l.sku, quantity: l.quantity })),
-        workflowId: owner ?? `${deps.system}:${order.orderId}`,
-        fingerprint: fingerprintOf(order),
-      }),
     charge: (order) =>
       payments.chargePayment({
         key: stepKey(order.orderId, 'charge'),
@@ -59,6 +66,21 @@ export function createOrderSteps(deps: {
         subject: `Order ${order.orderId} confirmed`,
         body: `Thank you. We charged ${(order.totalMinor / 100).toFixed(2)} ${order.currency}.`,
       }),
+  };
+}
+
+/**
+ * Steps bound to the inventory pool and the providers' URL.
+ */
+export function createOrderSteps(deps: {
+  pool: pg.Pool;
+  providersUrl: string;
+  system: string;
+}): OrderSteps {
+  return {
+    reserve: (order, owner) =>
+      reserveStock(deps.pool, reserveInputOf(order, owner ?? `${deps.system}:${order.orderId}`)),
+    ...createProviderSteps(deps),
   };
 }
 

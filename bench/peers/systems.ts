@@ -226,9 +226,12 @@ export function dbosSystem(ctx: SystemContext): PeerSystem {
   return {
     name: 'dbos',
     settings:
-      'kafkajs-receive defaults (its internal queue, ordering none, batches of 250, 1 s queue ' +
-      `polling: no in-flight limit, as its README recommends), inventory pool max ${ctx.concurrency}, ` +
-      "logLevel warn, steps retried up to 10 times; system database on the stack's Postgres",
+      'dbos-sdk 4.24.16; kafkajs-receive 4.0.2 defaults (a workflow started per record from ' +
+      'eachMessage, no queue: no in-flight limit); the reservation a DBOS transaction ' +
+      `(@dbos-inc/postgres-datasource 4.24.16, postgres.js pool max ${ctx.concurrency}, at most ` +
+      `${ctx.concurrency} reservations in flight, its completion table in the run's inventory ` +
+      'schema); the transaction and the charge and email steps retried up to 10 times, 1 s ' +
+      "apart; logLevel warn; system database on the stack's Postgres",
     processes,
     async start() {
       // DBOS creates its system database: the bench's role needs CREATEDB (granted once, by the

@@ -1,20 +1,48 @@
 /**
  * The order workload as a DBOS app: `@dbos-inc/kafkajs-receive` turns each record into a
  * workflow (its ID derived from topic, partition, group and offset: a redelivered offset runs
- * once) that runs the three effects as checkpointed steps; the reservation is one Postgres
- * transaction (src/inventory) that also claims the order, so duplicates stop there. It runs
- * as a step, idempotent by its key, not as a DBOS transaction: no published DBOS datasource
- * works with this SDK (see bench/peers/README.md, "Notes").
+ * once) whose reservation is a DBOS transaction (`dbos-inventory.ts`: src/inventory's
+ * reservation statements, which also claim the order so duplicates stop there, committed with
+ * the datasource's completion row: it runs once per workflow) and whose charge and email are
+ * checkpointed steps. SDK 4.24.16 with its matching postgres-datasource (see
+ * bench/peers/README.md, "Notes").
  *
  * Started by bench/peers (node --import tsx); not part of the product's typecheck.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { KafkaReceiver } from '@dbos-inc/kafkajs-receive';
 import { logLevel, type KafkaMessage } from 'kafkajs';
-import { createPeerApp, orderOfValue } from '../order-steps';
+import type { OrderPlacedData } from '../../../src/events/order-events';
+import type { ReserveResult } from '../../../src/inventory/inventory-service';
+import { createProviderSteps, orderOfValue, readAppEnv } from '../order-steps';
+import { registerReserve } from './dbos-inventory';
 
-const { env, pool, steps } = createPeerApp('dbos');
+const env = readAppEnv();
+const steps = createProviderSteps({ providersUrl: env.providersUrl });
+const reserveOnce = registerReserve({
+  databaseUrl: env.databaseUrl,
+  schema: env.schema,
+  concurrency: env.concurrency,
+});
 const retry = { retriesAllowed: true, maxAttempts: 10, intervalSeconds: 1 };
+
+/**
+ * The reservation transaction with the steps' retry policy. A DBOS transaction is not retried
+ * on errors other than serialization failures, and its error is recorded for that call, so a
+ * retry is another transaction call (its own step in the workflow, replayed in order).
+ * Repeating it is safe: the order's claim makes this workflow the owner, whose repeated
+ * reservation returns the first one.
+ */
+async function reserve(order: OrderPlacedData, owner: string): Promise<ReserveResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await reserveOnce(order, owner);
+    } catch (err) {
+      if (attempt >= retry.maxAttempts) throw err;
+      await DBOS.sleepSeconds(retry.intervalSeconds);
+    }
+  }
+}
 
 /**
  * One workflow per delivery (kafkajs-receive's own pattern). The reservation transaction claims
@@ -25,10 +53,7 @@ const consumeOrder = DBOS.registerWorkflow(
   async (_topic: string, _partition: number, message: KafkaMessage): Promise<string> => {
     const order = orderOfValue(message.value?.toString() ?? '');
     const owner = DBOS.workflowID ?? `order:${order.orderId}`;
-    const reserved = await DBOS.runStep(() => steps.reserve(order, owner), {
-      name: 'reserve',
-      ...retry,
-    });
+    const reserved = await reserve(order, owner);
     if (reserved.verdict !== 'owner') return reserved.verdict;
     await DBOS.runStep(() => steps.charge(order), { name: 'charge', ...retry });
     await DBOS.runStep(() => steps.email(order), { name: 'email', ...retry });
@@ -42,8 +67,9 @@ const receiver = new KafkaReceiver({
   brokers: env.kafkaBrokers,
   logLevel: logLevel.WARN,
 });
-// kafkajs-receive's defaults (its internal queue, ordering none, batches of 250): what its
-// README recommends; it has no per-consumer in-flight limit short of a custom queue.
+// kafkajs-receive 4.0.2's defaults: each record's workflow is started (not awaited) in
+// kafkajs's eachMessage, with no queue, so there is no in-flight limit short of a DBOS queue
+// (`queueName`), which its README leaves optional.
 receiver.registerConsumer(consumeOrder, env.topic, { config: { groupId: env.groupId } });
 
 async function main(): Promise<void> {
@@ -55,9 +81,7 @@ async function main(): Promise<void> {
   await DBOS.launch();
   process.stdout.write('dbos app launched\n');
   const stop = () => {
-    void DBOS.shutdown()
-      .then(() => pool.end())
-      .then(() => process.exit(0));
+    void DBOS.shutdown().then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
