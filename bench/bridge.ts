@@ -158,7 +158,7 @@ export async function benchBridge(
   // the stack's logs.
   const bridgeProcess = startComponent(
     'bench-bridge',
-    '',
+    productionArgs('bridge'),
     {
       KAFKA_TOPICS: topic,
       KAFKA_GROUP_ID: groupId,
@@ -170,7 +170,6 @@ export async function benchBridge(
       LOG_LEVEL: 'warn',
     },
     logs,
-    productionArgs('bridge'),
   );
   const child = bridgeProcess.child;
   let peak = 0;

@@ -118,15 +118,14 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
     const start = (name: ProductionProcess): Component =>
       startComponent(
         `drain-${name}`,
-        '',
-        env,
-        logs,
         productionArgs(
           name,
           options.profileDir
             ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, name)}`]
             : [],
         ),
+        env,
+        logs,
       );
     const providers = startComponent('drain-providers', 'src/sandbox/main.ts', env, logs);
     components.push(providers);

@@ -146,8 +146,8 @@ export async function benchEndToEnd(options: E2eOptions, ctx: BenchContext): Pro
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);
     // Worker and bridge as production runs them (package.json `start:*`).
-    const worker = startComponent('bench-worker', '', env, logs, productionArgs('worker'));
-    const bridge = startComponent('bench-bridge', '', env, logs, productionArgs('bridge'));
+    const worker = startComponent('bench-worker', productionArgs('worker'), env, logs);
+    const bridge = startComponent('bench-bridge', productionArgs('bridge'), env, logs);
     components.push(worker, bridge);
     sampler = setInterval(() => {
       for (const c of components) {

@@ -11,9 +11,9 @@ import https from 'node:https';
  * An idle socket is closed after 4 s, before the 5 s after which Node's (and many) servers
  * close it, so a request is not written into a socket the server is closing.
  */
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: 4000 }),
-  'https:': new https.Agent({ keepAlive: true, timeout: 4000 }),
+const transports = {
+  'http:': { request: http.request, agent: new http.Agent({ keepAlive: true, timeout: 4000 }) },
+  'https:': { request: https.request, agent: new https.Agent({ keepAlive: true, timeout: 4000 }) },
 };
 
 /** No complete response within the deadline (raised by postJson, like fetch's TimeoutError). */
@@ -41,12 +41,12 @@ export function postJson(
   timeoutMs: number,
 ): Promise<HttpResponse> {
   const target = new URL(url);
-  const agent = agents[target.protocol as keyof typeof agents];
-  if (!agent) return Promise.reject(new Error(`${url}: only http and https are supported`));
+  const transport = transports[target.protocol as keyof typeof transports];
+  if (!transport) return Promise.reject(new Error(`${url}: only http and https are supported`));
+  const { request, agent } = transport;
   const payload = Buffer.from(JSON.stringify(body));
-  const client = target.protocol === 'https:' ? https : http;
   return new Promise<HttpResponse>((resolve, reject) => {
-    const req = client.request(target, {
+    const req = request(target, {
       method: 'POST',
       agent,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },

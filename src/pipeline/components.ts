@@ -14,17 +14,17 @@ export interface Component {
 
 /**
  * Starts one of onceflow's entry points (`src/...ts`) as its own process, as a user would
- * with npm run, with output appended to `<logs>/demo-<name>.log`. `argv` replaces the
- * development command line (tsx and `entry`): the benches pass the production one
- * (`productionArgs`).
+ * with npm run, with output appended to `<logs>/demo-<name>.log`. `entry` is a source file
+ * run through tsx (development), or the whole argv after `node`: the benches pass the
+ * production command line (`productionArgs`).
  */
 export function startComponent(
   name: string,
-  entry: string,
+  entry: string | string[],
   env: NodeJS.ProcessEnv,
   logs: string,
-  argv: string[] = ['--import', 'tsx', resolve(ROOT, entry)],
 ): Component {
+  const argv = typeof entry === 'string' ? ['--import', 'tsx', resolve(ROOT, entry)] : entry;
   mkdirSync(logs, { recursive: true });
   const logFile = join(logs, `demo-${name}.log`);
   const fd = openSync(logFile, 'a');
