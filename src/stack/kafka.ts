@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { REPO_ROOT, VERSIONS, type StackPaths } from './paths';
 import { runCommand } from './run-command';
 import { spawnService } from './processes';
 import { waitFor } from '../util/wait';
+import { registeredBrokers } from './kafka-probe';
 import { ensureAptPackages } from './apt';
 import { brokersOf, replicationOf, type KafkaLayout, type KafkaNode } from './kafka-layout';
 
@@ -202,20 +202,10 @@ export function bootstrapOf(layout: KafkaLayout): string {
     .join(',');
 }
 
-/** A KafkaJS admin client of the stack's own brokers, quiet and without retries. */
-export function stackKafka(brokers: string[]): Kafka {
-  return new Kafka({
-    clientId: 'onceflow-stack',
-    brokers,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 0 },
-    connectionTimeout: 1000,
-  });
-}
-
 /**
  * Waits until `brokers` (default: every broker of the layout) are registered with the
- * controller, asking each of them, so every one of them answers metadata requests.
+ * controller, asking each of them, so every one of them answers metadata requests. Topics do
+ * not matter here (registeredBrokers): a leaderless partition elsewhere is not a broker down.
  */
 export async function waitForKafka(
   layout: KafkaLayout,
@@ -225,15 +215,8 @@ export async function waitForKafka(
   await waitFor(
     async () => {
       for (const broker of brokers) {
-        const admin = stackKafka([hostPort(broker.brokerPort!)]).admin();
-        await admin.connect();
-        try {
-          const cluster = await admin.describeCluster();
-          const ids = new Set(cluster.brokers.map((b) => b.nodeId));
-          if (!brokers.every((b) => ids.has(b.nodeId))) return false;
-        } finally {
-          await admin.disconnect();
-        }
+        const ids = new Set(await registeredBrokers('127.0.0.1', broker.brokerPort!));
+        if (!brokers.every((b) => ids.has(b.nodeId))) return false;
       }
       return true;
     },
