@@ -37,8 +37,12 @@ function assertOwnTemporal(stack: RunningStack): void {
 
 function kafkaLayoutOf(stack: RunningStack): KafkaLayout {
   const layout = stack.state.kafka;
-  if (!layout) throw new ServiceNotRestartableError('Kafka is external to this stack');
-  return layout;
+  if (layout) return layout;
+  throw new ServiceNotRestartableError(
+    stack.state.pids.kafka === undefined
+      ? 'Kafka is external to this stack'
+      : 'this stack was started before stack.json recorded Kafka ports; restart it (npm run stack:stop)',
+  );
 }
 
 /**
