@@ -223,7 +223,10 @@ export const SETTINGS = {
   LEDGER_RETENTION_DAYS: {
     parse: positiveInt,
     default: '30',
-    doc: 'Days the ledger remembers an identity (the ledger reaper deletes older rows).',
+    doc:
+      'Days the ledger remembers an identity (the ledger reaper deletes older rows); the reaper ' +
+      'refuses a value below BRIDGE_DLQ_RETENTION_DAYS, since a DLQ entry replayed after its ' +
+      'row was reaped would start its workflow again.',
   },
   PROVIDERS_URL: {
     parse: httpUrl,
