@@ -1,10 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { migrate } from '../../../src/db/migrate';
 import { createPool } from '../../../src/db/pool';
 import { readStock, setStock } from '../../../src/inventory/stock-store';
+import { findBinDir } from '../../../src/stack/postgres';
 import { runCommand } from '../../../src/stack/run-command';
 import { testConfig, uniqueName } from '../../support/services';
 
@@ -62,7 +63,9 @@ describe("compose's database roles (issue 23, real Postgres)", function () {
       '-v',
       `${k}=${v}`,
     ]);
-    await runCommand('psql', [
+    // The stack's own client (Debian's postgresql ships it beside the server).
+    const binDir = findBinDir();
+    await runCommand(binDir ? join(binDir, 'psql') : 'psql', [
       '--no-psqlrc',
       '-q',
       '-h',
