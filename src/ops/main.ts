@@ -64,7 +64,9 @@ function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError || err instanceof VisibilityValueError) return EXIT.usage;
   if (err instanceof ConfigError) return EXIT.config;
   // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed options.
-  if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;
+  // Other errors carry numeric codes (KafkaJS) or SQLSTATEs: only a string can be a parse code.
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;
   return EXIT.failure;
 }
 
