@@ -24,8 +24,6 @@ export interface DlqEntry extends DlqHeaders {
 export interface ReadDlqOptions {
   /** Give up when the end is not reached in this time. Default: 60 000 ms. */
   timeoutMs?: number;
-  /** Told the snapshot's end offset per partition (what `dlq replay` marks as handled). */
-  onEnds?: (ends: ReadonlyMap<number, bigint>) => void;
 }
 
 /**
@@ -40,7 +38,7 @@ export async function readDlq(
   options: ReadDlqOptions = {},
 ): Promise<DlqEntry[]> {
   const entries: DlqEntry[] = [];
-  const { ends } = await readTopicsToEnd(
+  await readTopicsToEnd(
     kafka,
     [dlqTopic],
     (_topic, partition, message) => {
@@ -62,7 +60,6 @@ export async function readDlq(
       timeoutMs: options.timeoutMs ?? 60_000,
     },
   );
-  options.onEnds?.(ends.get(dlqTopic) ?? new Map());
   return entries.sort((a, b) =>
     a.partition !== b.partition ? a.partition - b.partition : Number(a.offset) - Number(b.offset),
   );

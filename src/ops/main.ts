@@ -34,8 +34,8 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders pause --step reserve|charge|email|refund|release | --all (every step) [--prefix P] [--yes] [--dry-run]
   orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
-  dlq list [--reason R] [--topic T] [--limit N]
-  dlq replay [--reason R] [--topic T] [--dry-run] [--yes]   (asks unless --yes; replays each entry once)
+  dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
+  dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
   ledger reap [--older-than-days D] [--schema NAME]
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
