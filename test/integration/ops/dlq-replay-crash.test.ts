@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import { ConfigResourceTypes } from 'kafkajs';
 import pg from 'pg';
 import { quoteSchema } from '../../../src/db/schema-name';
+import { ensureTopics } from '../../../src/kafka/topics';
 import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { byOffset, DlqReplayFixture } from '../../support/dlq-replay-fixture';
@@ -70,7 +71,7 @@ describe('ops CLI: dlq replay resumes after a failure or a crash (real Kafka and
       );
     };
     try {
-      await admin.createTopics({ topics: [{ topic: tight, numPartitions: 1 }] });
+      await ensureTopics(h.kafka, { topics: [tight], partitions: 1 });
       await setLimit(512);
       await fx.deadLetter(BATCH);
       await fx.deadLetter(50, { sourceTopic: tight, valueBytes: 1024 });
