@@ -4,13 +4,11 @@ import { buildDlqMessage } from '../../src/events/dlq-message';
 import { dlqTopicOf } from '../../src/events/dlq-topic';
 import type { PoisonReason } from '../../src/events/poison';
 import { readTopicsToEnd } from '../../src/kafka/topic-reader';
+import { REPLAY_OF_HEADER } from '../../src/ops/dlq-entries';
 import { replayGroupId } from '../../src/ops/dlq-replay-marks';
 import type { BridgeHarness } from './bridge-harness';
 import { runOps, type OpsRun } from './ops-cli';
 import { uniqueName } from './services';
-
-/** The header a replayed message carries: which DLQ entry (`topic/partition/offset`) it came from. */
-const REPLAY_OF = 'onceflow-replay-of';
 
 /** One record as read back from a topic. */
 export interface ReadRecord {
@@ -107,7 +105,7 @@ export class DlqReplayFixture {
   async copies(topic: string): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     for (const r of await this.read(topic)) {
-      const of = r.headers[REPLAY_OF]?.toString();
+      const of = r.headers[REPLAY_OF_HEADER]?.toString();
       if (of !== undefined) out.set(of, (out.get(of) ?? 0) + 1);
     }
     return out;

@@ -4,14 +4,15 @@ import { ConfigResourceTypes } from 'kafkajs';
 import pg from 'pg';
 import { quoteSchema } from '../../../src/db/schema-name';
 import { ensureTopics } from '../../../src/kafka/topics';
+import { REPLAY_BATCH } from '../../../src/ops/dlq-replay-send';
 import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { byOffset, DlqReplayFixture } from '../../support/dlq-replay-fixture';
 import { startOps } from '../../support/ops-cli';
 import { uniqueName } from '../../support/services';
 
-/** Entries per produce call of `dlq replay` (REPLAY_BATCH): the first 100 are one batch. */
-const BATCH = 100;
+/** Entries per produce call of `dlq replay`: the first BATCH entries are one batch. */
+const BATCH = REPLAY_BATCH;
 
 /**
  * `dlq replay` stopped between a send and its mark resumes: entries already marked are never
