@@ -99,43 +99,56 @@ describe('ops CLI: dlq replay resumes after a failure or a crash (real Kafka and
     }
   });
 
-  it('a process killed between sending a batch and marking it: the rerun sends that batch again, and only that batch', async () => {
-    await fx.deadLetter(BATCH + 50);
-    // Whoever marks the second batch as sent waits for a lock this test holds, so the CLI
-    // can be killed exactly after that batch went to Kafka and before its mark is written.
+  /**
+   * Makes whoever marks an entry at offset >= BATCH as sent wait for a lock this test holds,
+   * so a CLI run can be caught exactly after the second batch went to Kafka and before its
+   * mark is written. `waiting()` is the pid of the held backend, once it waits.
+   */
+  async function holdSecondBatchMark() {
     const lockKey = randomInt(1, 2 ** 31 - 1);
     const schema = quoteSchema(h.schema);
     const holder = new pg.Client({ connectionString: h.config.database.url });
     await holder.connect();
-    try {
-      await holder.query(`
-        CREATE FUNCTION ${schema}.hold_mark() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_advisory_xact_lock(${lockKey}); RETURN NEW; END $$;
-        CREATE TRIGGER hold_mark BEFORE UPDATE ON ${schema}.dlq_replays FOR EACH ROW
-          WHEN (NEW.state = 'sent' AND NEW.dlq_offset >= ${BATCH})
-          EXECUTE FUNCTION ${schema}.hold_mark();`);
-      await holder.query('SELECT pg_advisory_lock($1)', [lockKey]);
-      const waiter = async () => {
-        const { rows } = await holder.query<{ pid: number }>(
-          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1`,
-          [lockKey],
-        );
-        return rows[0]?.pid;
-      };
+    await holder.query(`
+      CREATE FUNCTION ${schema}.hold_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_xact_lock(${lockKey}); RETURN NEW; END $$;
+      CREATE TRIGGER hold_mark BEFORE UPDATE ON ${schema}.dlq_replays FOR EACH ROW
+        WHEN (NEW.state = 'sent' AND NEW.dlq_offset >= ${BATCH})
+        EXECUTE FUNCTION ${schema}.hold_mark();`);
+    await holder.query('SELECT pg_advisory_lock($1)', [lockKey]);
+    return {
+      holder,
+      waiting: () =>
+        waitFor(
+          async () => {
+            const { rows } = await holder.query<{ pid: number }>(
+              `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1`,
+              [lockKey],
+            );
+            return rows[0]?.pid;
+          },
+          { timeoutMs: 90_000, intervalMs: 100, what: 'the mark of the second batch waiting' },
+        ),
+      // Unlock first: dropping the trigger waits for the held statement's table lock.
+      release: async () => {
+        await holder.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+        await holder.query(`DROP TRIGGER hold_mark ON ${schema}.dlq_replays`);
+      },
+    };
+  }
 
+  it('a process killed between sending a batch and marking it: the rerun sends that batch again, and only that batch', async () => {
+    await fx.deadLetter(BATCH + 50);
+    const hold = await holdSecondBatchMark();
+    try {
       const run = startOps(['dlq', 'replay', '--yes', '--json'], fx.env());
-      const pid = await waitFor(waiter, {
-        timeoutMs: 90_000,
-        intervalMs: 100,
-        what: 'the mark of the second batch waiting',
-      });
+      const pid = await hold.waiting();
       assert.deepEqual(await countsOf(h.topic, 0, BATCH + 50), ones(BATCH + 50), 'all sent');
       run.child.kill('SIGKILL');
       assert.equal((await run.done).code, null, 'killed');
       // The dead client's statement would still commit once it got the lock: end it too.
-      await holder.query('SELECT pg_terminate_backend($1)', [pid]);
-      await holder.query(`DROP TRIGGER hold_mark ON ${schema}.dlq_replays`);
-      await holder.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+      await hold.holder.query('SELECT pg_terminate_backend($1)', [pid]);
+      await hold.release();
 
       const listed = byOffset(await fx.list());
       assert.equal(listed.get(BATCH - 1)!.replay.state, 'sent');
@@ -156,7 +169,25 @@ describe('ops CLI: dlq replay resumes after a failure or a crash (real Kafka and
       assert.equal(after.get(BATCH)!.replay.attempts, 2);
       assert.equal((await fx.replay(['--yes'])).json.replayed, 0);
     } finally {
-      await holder.end();
+      await hold.holder.end();
+    }
+  });
+
+  it('a second replay while one is still sending is refused and sends nothing', async () => {
+    await fx.deadLetter(BATCH + 50);
+    const hold = await holdSecondBatchMark();
+    try {
+      const first = startOps(['dlq', 'replay', '--yes', '--json'], fx.env());
+      await hold.waiting();
+      const second = await fx.replay(['--yes'], {}, 1);
+      assert.match(second.json.message, /another dlq replay is running/);
+      await hold.release();
+      const done = await first.done;
+      assert.equal(done.code, 0, done.stderr);
+      assert.equal(done.json.replayed, BATCH + 50);
+      assert.deepEqual(await countsOf(h.topic, 0, BATCH + 50), ones(BATCH + 50), 'each once');
+    } finally {
+      await hold.holder.end();
     }
   });
 });

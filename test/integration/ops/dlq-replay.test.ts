@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { quoteSchema } from '../../../src/db/schema-name';
 import { ensureTopics } from '../../../src/kafka/topics';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { byOffset, DlqReplayFixture } from '../../support/dlq-replay-fixture';
@@ -110,5 +111,18 @@ describe('ops CLI: dlq replay marks outlive Kafka (real Kafka and Postgres)', fu
     assert.equal(run.json.replayed, 1);
     assert.equal(run.json.alreadyReplayed, 2, 'the old marks outlived their consumer group');
     assert.deepEqual([...(await fx.copies(h.topic)).entries()], [[fx.entry(2), 1]]);
+  });
+
+  it('without migration 0007 (setup not run after the upgrade) replay refuses before sending; list still lists', async () => {
+    await fx.deadLetter(2);
+    await h.pool.query(`DROP TABLE ${quoteSchema(h.schema)}.dlq_replays`);
+    const endsBefore = await h.endOffsets();
+    const run = await fx.replay(['--yes'], {}, 1);
+    assert.match(run.json.message, /dlq_replays does not exist.*npm run setup/);
+    assert.deepEqual(await h.endOffsets(), endsBefore, 'nothing sent without a place to mark it');
+    const list = await fx.list();
+    assert.equal(list.json.total, 2);
+    assert.match(list.json.replayMarksError, /dlq_replays does not exist/);
+    assert.match(list.stderr, /replay marks unavailable/);
   });
 });
