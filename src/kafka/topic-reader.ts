@@ -30,7 +30,7 @@ export interface TopicReadResult {
   trimmed: string[];
   /**
    * Per topic, the high watermark of each partition that had messages: where the snapshot
-   * ended (what `dlq replay` marks as handled).
+   * ended.
    */
   ends: Map<string, Map<number, bigint>>;
 }

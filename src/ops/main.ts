@@ -34,8 +34,8 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders pause --step reserve|charge|email|refund|release | --all (every step) [--prefix P] [--yes] [--dry-run]
   orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
-  dlq list [--reason R] [--topic T] [--limit N]
-  dlq replay [--reason R] [--topic T] [--dry-run] [--yes]   (asks unless --yes; replays each entry once)
+  dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
+  dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
   ledger reap [--older-than-days D] [--schema NAME]
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
@@ -96,7 +96,9 @@ function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError || err instanceof VisibilityValueError) return EXIT.usage;
   if (err instanceof ConfigError) return EXIT.config;
   // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed options.
-  if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;
+  // Other errors carry numeric codes (KafkaJS) or SQLSTATEs: only a string can be a parse code.
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;
   return EXIT.failure;
 }
 
