@@ -1,5 +1,5 @@
 // Quoting for text an operator copies into a shell or reads as Markdown. Imports only pure
-// helpers: workflow code (the Web UI's current details) uses it, and it must stay
+// modules: workflow code (the Web UI's current details) uses it, and it must stay
 // deterministic.
 import { inert } from './inert-text';
 
