@@ -9,6 +9,7 @@ import type { EventWorkflowInput } from '../events/workflow-input';
 import { classifyAlreadyStarted } from './dedup';
 import { MAX_DETAILS_BYTES, truncateText } from '../events/temporal-limits';
 import type { StartCommand } from '../events/translate';
+import { markdownCode } from '../util/shell-quote';
 
 export type StartOutcome =
   | { kind: 'started'; runId: string }
@@ -36,15 +37,17 @@ function searchAttributesOf(cmd: StartCommand): SearchAttributePair[] {
 
 /**
  * Static details in the Web UI: the event's identity and where it was consumed; at most
- * MAX_DETAILS_BYTES (Temporal's limit), which bounded IDs keep it far below anyway.
+ * MAX_DETAILS_BYTES (Temporal's limit), which bounded IDs keep it far below anyway. The UI
+ * renders them as Markdown: IDs the producer chose are code spans that no backtick can close
+ * (the event type is a checked name, the topic one of ours).
  */
 export function detailsOf(cmd: StartCommand, source: SourcePosition): string {
   return truncateText(
     [
-      `**event** ${cmd.eventType} \`${cmd.eventId}\``,
-      `**identity** \`${cmd.identity}\``,
+      `**event** ${cmd.eventType} ${markdownCode(cmd.eventId)}`,
+      `**identity** ${markdownCode(cmd.identity)}`,
       `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
-      `**fingerprint** \`${cmd.fingerprint}\``,
+      `**fingerprint** ${markdownCode(cmd.fingerprint)}`,
     ].join('\n\n'),
     MAX_DETAILS_BYTES,
   );
