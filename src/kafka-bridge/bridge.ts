@@ -7,6 +7,7 @@ import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
+import { PartitionCommits } from './partition-commits';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
 import type { RouteTable } from '../events/routes';
@@ -71,6 +72,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     heartbeatInterval: Math.min(3_000, Math.floor(config.bridge.sessionTimeoutMs / 10)),
     // One partition's batch is at most this much; bounds memory and time per commit.
     maxBytesPerPartition: 1024 * 1024,
+    // read_committed (KafkaJS's default, stated because it matters): a record of an aborted
+    // transaction must never start anything, and one of an open transaction only once it
+    // commits. kafka-fetch-patch.ts makes KafkaJS's filtering exact.
+    readUncommitted: false,
     // KafkaJS restarts the consumer only after retriable errors by default; a broker that is
     // down longer than its retries would leave the bridge idle. Always restart: offsets are
     // only committed for handled messages, so a restart loses and repeats nothing harmful.
@@ -87,7 +92,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   // Which partitions are ours, per generation: a batch stuck retrying an outage stops at once
   // when a rebalance takes its partition away, and never commits or dead-letters for it.
   const ownership = new PartitionOwnership();
+  const commits = new PartitionCommits();
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    commits.reset();
     ownership.assign(payload.memberAssignment);
     metrics.progress.retainOnly((topic, partition) => ownership.owns(topic, partition));
     log.info({ assignment: payload.memberAssignment }, 'partitions assigned');
@@ -101,6 +108,30 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     }
     throw err;
   };
+
+  // A fetch of nothing but transaction markers and aborted records never reaches eachBatch:
+  // KafkaJS passes over it in memory (and, with autoCommit off, commits nothing). Its fetch
+  // started at our handled prefix, so everything before its last record is handled: commit
+  // past it, or an idle partition ending with a marker stays one short of its end for good.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const { topic, partition, batchSize, firstOffset, lastOffset } = payload;
+    if (batchSize !== 0 || firstOffset === null || stopping) return;
+    if (!ownership.owns(topic, partition)) return;
+    const next = (BigInt(lastOffset) + 1n).toString();
+    commits
+      .commit(topic, partition, next, () =>
+        consumer.commitOffsets([{ topic, partition, offset: next }]),
+      )
+      .then((sent) => {
+        if (sent) metrics.progress.noteCommitted(topic, partition, next);
+      })
+      .catch((err: unknown) =>
+        log.warn(
+          { topic, partition, offset: next, err: (err as Error).message },
+          'commit past transaction markers failed; the next batch, or a restart, commits past them',
+        ),
+      );
+  });
 
   await producer.connect();
   await consumer.connect();
@@ -147,12 +178,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           ownsPartition: () => lease.valid(),
           heartbeat: () => heartbeat().catch(noticeLoss),
           resolveOffset,
-          commit: (offset) =>
-            commitOffsetsIfNecessary({
-              topics: [
-                { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
-              ],
-            }).catch(noticeLoss),
+          commit: async (offset) => {
+            await commits.commit(batch.topic, batch.partition, offset, () =>
+              commitOffsetsIfNecessary({
+                topics: [
+                  { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
+                ],
+              }).catch(noticeLoss),
+            );
+          },
         },
       );
     },
