@@ -5,6 +5,9 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
+import { classifyError } from './classify-error';
+import { OPERATOR_FAULTS } from './error-codes';
+import { adviseFault, type FaultContext } from './fault-advice';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
 import { PartitionCommits } from './partition-commits';
@@ -49,6 +52,16 @@ export interface RunningBridge {
   stop(): Promise<void>;
 }
 
+/** The user of a postgres:// URL (never its password), for naming the role in a fix. */
+function databaseRoleOf(url: string): string | undefined {
+  try {
+    const user = decodeURIComponent(new URL(url).username);
+    return user || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The Kafka → Temporal bridge: consumes the source topics with manual commits and hands each
  * fetched batch to handleBatch. Poison goes to `<topic>.dlq` through an idempotent producer.
@@ -64,7 +77,16 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
+    // A missing DLQ topic is an operator's to create (npm run setup): one the broker created
+    // on first write would have the broker's defaults, not the DLQ's retention and size. The
+    // write then fails as topic-missing and the partition stalls until it exists.
+    allowAutoTopicCreation: false,
   });
+  const faultContext: FaultContext = {
+    ledgerSchema: ledger.schema,
+    databaseRole: databaseRoleOf(config.database.url),
+    temporalNamespace: options.client.options.namespace,
+  };
   const consumer = kafka.consumer({
     groupId: options.groupId ?? config.kafka.groupId,
     sessionTimeout: config.bridge.sessionTimeoutMs,
@@ -81,8 +103,22 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     // only committed for handled messages, so a restart loses and repeats nothing harmful.
     retry: {
       restartOnFailure: async (err) => {
-        log.warn({ err: err.message }, 'consumer failed; restarting');
         metrics.consumerRestarts.inc();
+        const classification = classifyError(err);
+        const fault = classification.fault;
+        if (classification.kind === 'transient' && fault) {
+          // The consumer's own Kafka refuses it (an ACL on the source topic or the group,
+          // credentials): the partitions stall while it restarts; say so, and what to fix.
+          metrics.transientRetries.inc({ dependency: 'kafka', fault });
+          if (OPERATOR_FAULTS.has(fault)) {
+            log.error(
+              { err: err.message, dependency: 'kafka', fault, code: classification.code },
+              adviseFault({ dependency: 'kafka', err, classification, context: faultContext }),
+            );
+            return true;
+          }
+        }
+        log.warn({ err: err.message }, 'consumer failed; restarting');
         return true;
       },
     },
@@ -171,6 +207,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           concurrency: config.bridge.startConcurrency,
           backoff: options.backoff,
           maxAttempts: options.maxAttempts,
+          faultContext,
           now: () => new Date(),
         },
         {

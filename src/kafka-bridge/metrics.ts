@@ -59,8 +59,8 @@ export function createBridgeMetrics(progress: PartitionProgress = new PartitionP
     }),
     transientRetries: new Counter({
       name: 'onceflow_bridge_transient_retries_total',
-      help: 'Retries because Temporal, Postgres or the DLQ producer was unavailable',
-      labelNames: ['dependency'] as const,
+      help: 'Retries because a dependency (temporal, postgres, dlq, or kafka for the consumer) was unavailable or refused the bridge for a reason an operator fixes; fault says which (error-codes.ts)',
+      labelNames: ['dependency', 'fault'] as const,
       registers: [registry],
     }),
     consumerRestarts: new Counter({

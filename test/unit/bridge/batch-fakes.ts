@@ -150,6 +150,7 @@ export function fakeDeps(
     concurrency: 8,
     backoff: { initialMs: 1, maxMs: 5 },
     now: () => new Date('2026-11-23T12:00:00Z'),
+    faultContext: { ledgerSchema: 'ledger', databaseRole: 'bridge', temporalNamespace: 'orders' },
     ...overrides,
   };
   return { deps, ledger, starter, dlq };
