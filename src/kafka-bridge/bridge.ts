@@ -52,10 +52,16 @@ export interface RunningBridge {
   stop(): Promise<void>;
 }
 
-/** The user of a postgres:// URL (never its password), for naming the role in a fix. */
-function databaseRoleOf(url: string): string | undefined {
+/**
+ * The role the pool logs in as (never its password), for naming it in a fix: the pool's own
+ * user or connection string's, as pg reads them.
+ */
+function databaseRoleOf(pool: pg.Pool): string | undefined {
+  const options = (pool as unknown as { options?: { user?: string; connectionString?: string } })
+    .options;
+  if (options?.user) return options.user;
   try {
-    const user = decodeURIComponent(new URL(url).username);
+    const user = decodeURIComponent(new URL(options?.connectionString ?? '').username);
     return user || undefined;
   } catch {
     return undefined;
@@ -84,7 +90,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   });
   const faultContext: FaultContext = {
     ledgerSchema: ledger.schema,
-    databaseRole: databaseRoleOf(config.database.url),
+    databaseRole: databaseRoleOf(options.pool),
     temporalNamespace: options.client.options.namespace,
   };
   const consumer = kafka.consumer({

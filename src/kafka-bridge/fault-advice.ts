@@ -115,7 +115,9 @@ export function adviseFault(fault: {
 }): string {
   const { dependency, classification, context, target } = fault;
   const kind = classification.fault ?? 'unavailable';
-  const said = `${describeError(classification.error)} (${classification.code ?? kind})`;
+  // The server's own words: pg's DatabaseError is named "error", which says nothing.
+  const message = field(classification.error, 'message');
+  const said = `${typeof message === 'string' ? message : describeError(classification.error)} (${classification.code ?? kind})`;
   switch (dependency) {
     case 'postgres': {
       const op = ledgerOperation(fault.err);
