@@ -26,18 +26,20 @@
  * - `search-attributes-missing`: the namespace lacks a search attribute the bridge sets.
  * - `topic-missing`: the Kafka topic (the DLQ topic) does not exist.
  */
-export type EnvironmentFault =
-  | 'unavailable'
-  | 'contention'
-  | 'authentication'
-  | 'permission'
-  | 'schema-missing'
-  | 'read-only'
-  | 'disk-full'
-  | 'resources'
-  | 'namespace-missing'
-  | 'search-attributes-missing'
-  | 'topic-missing';
+export const ENVIRONMENT_FAULTS = [
+  'unavailable',
+  'contention',
+  'authentication',
+  'permission',
+  'schema-missing',
+  'read-only',
+  'disk-full',
+  'resources',
+  'namespace-missing',
+  'search-attributes-missing',
+  'topic-missing',
+] as const;
+export type EnvironmentFault = (typeof ENVIRONMENT_FAULTS)[number];
 
 /**
  * Faults that do not heal by themselves: an operator must act. Their alert fires sooner

@@ -273,8 +273,12 @@ describe('bridge: the environment’s faults stall and alert; every order starts
     h = await new BridgeHarness().setUp(3);
     const before = await beforeFault();
     const schema = quoteSchema(h.schema);
-    // Postgres itself raises SQLSTATE 53100 here (as it does when it cannot extend a file),
-    // on the ledger INSERT only; dropping the trigger plays the operator freeing space.
+    // The real Postgres raises SQLSTATE 53100 on the ledger INSERT, with the message it uses
+    // when it cannot extend a file, through the real driver; dropping the trigger plays the
+    // operator freeing space. This proves the bridge's handling of the error Postgres sends
+    // for a full disk; it does not fill a disk: on a real one reads may still work or not,
+    // and a full WAL volume makes Postgres stop, which the bridge sees as unavailable.
+
     await h.pool.query(`
       CREATE FUNCTION ${schema}.fail_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { NamespaceNotFoundError } from '@temporalio/common';
 import { KafkaJSProtocolError } from 'kafkajs';
 import pg from 'pg';
@@ -6,6 +8,7 @@ import pino from 'pino';
 import { LedgerStoreError } from '../../../src/db/ledger-store';
 import { classifyError } from '../../../src/kafka-bridge/classify-error';
 import { DependencyCallError } from '../../../src/kafka-bridge/dependency-call';
+import { ENVIRONMENT_FAULTS, OPERATOR_FAULTS } from '../../../src/kafka-bridge/error-codes';
 import { adviseFault, type FaultContext } from '../../../src/kafka-bridge/fault-advice';
 import { LedgerView } from '../../../src/kafka-bridge/ledger-view';
 import {
@@ -32,6 +35,20 @@ function advice(dependency: 'postgres' | 'temporal' | 'dlq', cause: unknown, tar
   const err = new DependencyCallError(dependency, cause, target);
   return adviseFault({ dependency, err, classification: classifyError(err), context, target });
 }
+
+describe('environment faults and their alert', () => {
+  it('the alert’s two rules split the faults as the bridge does: outages vs an operator’s fix', () => {
+    const selfHealing = ENVIRONMENT_FAULTS.filter((f) => !OPERATOR_FAULTS.has(f));
+    assert.deepEqual(selfHealing, ['unavailable', 'contention']);
+    const rules = readFileSync(
+      resolve(__dirname, '../../../monitoring/prometheus/alerts.yml'),
+      'utf8',
+    );
+    const matcher = `|${selfHealing.join('|')}`;
+    assert.ok(rules.includes(`fault=~"${matcher}"`), 'the outage rule selects them');
+    assert.ok(rules.includes(`fault!~"${matcher}"`), 'the operator rule selects the rest');
+  });
+});
 
 describe('fault advice: the log line names the fix', () => {
   it('a revoked grant: the statement, the table, the server’s words, the grant to run', () => {
