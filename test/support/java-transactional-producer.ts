@@ -113,14 +113,6 @@ export class JavaTransactionalProducer {
     return this.run([`abort ${name}`]);
   }
 
-  /** Closes every producer and waits for the JVM to exit. */
-  async close(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((done) => this.child.once('exit', done));
-    this.child.stdin.end();
-    await exited;
-  }
-
   /** Kills the JVM (a producer that dies with a transaction open). */
   kill(): void {
     this.child.kill('SIGKILL');
