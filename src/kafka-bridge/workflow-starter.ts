@@ -6,6 +6,7 @@ import {
 import type { SearchAttributePair } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { EventWorkflowInput } from '../events/workflow-input';
+import { classifyError } from './classify-error';
 import { classifyAlreadyStarted } from './dedup';
 import { MAX_DETAILS_BYTES, truncateText } from '../events/temporal-limits';
 import type { StartCommand } from '../events/translate';
@@ -53,13 +54,15 @@ export function detailsOf(cmd: StartCommand, source: SourcePosition): string {
   );
 }
 
-/** gRPC status INVALID_ARGUMENT: the request itself is wrong, retrying cannot help. */
-const GRPC_INVALID_ARGUMENT = 3;
-
+/**
+ * gRPC INVALID_ARGUMENT: the request itself is wrong, retrying cannot help; unless
+ * classifyError knows it for the namespace's fault (a search attribute the bridge sets is not
+ * registered), which an operator fixes and the bridge waits out.
+ */
 function isMessageFault(err: unknown): boolean {
   if (!(err instanceof ServiceError)) return false;
-  const code = (err.cause as { code?: number } | undefined)?.code;
-  return code === GRPC_INVALID_ARGUMENT;
+  const c = classifyError(err);
+  return c.kind === 'permanent' && c.source === 'temporal' && c.code === 'INVALID_ARGUMENT';
 }
 
 /**
