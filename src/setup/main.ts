@@ -5,7 +5,9 @@ import { prepareServices } from './prepare-services';
 
 /** `npm run setup`: applies migrations and creates topics against the configured services. */
 async function prepareConfigured(): Promise<void> {
-  const config = loadConfigOrExit();
+  // Migrations and topics only: no Temporal payloads, so no encryption key (compose gives
+  // setup the database owner's password and nothing else).
+  const config = loadConfigOrExit(process.env, { temporalPayloads: false });
   const result = await prepareServices(config);
   process.stdout.write(
     `migrations applied: ${result.migrationsApplied.join(', ') || 'none pending'}\n` +
