@@ -54,17 +54,25 @@ export function currentDetailsOf(status: OrderStatus): string {
   }
   if (status.owner) {
     const conflict = status.outcome === 'order-conflict';
+    const { runId, settled } = status.owner;
     lines.push(
       `**owner** order ${status.orderId} belongs to workflow \`${status.owner.workflowId}\`` +
+        (runId !== undefined ? ` (run \`${runId}\`${settled ? `, settled ${settled}` : ''})` : '') +
         (conflict
           ? ` with payload fingerprint \`${status.owner.fingerprint}\`; this run's is \`${status.owner.runFingerprint}\`: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
           : ' with the same payload: this run is a duplicate and did nothing'),
     );
   }
+  if (status.reopened) {
+    lines.push(
+      `**reopened** the order had settled ${status.reopened.settled} at ${status.reopened.settledAt}; a reset runs its steps again with the order's keys`,
+    );
+  }
   if (status.cancellation) lines.push(`**cancellation** ${status.cancellation.reason}`);
   if (status.operatorActions?.length) {
     const actions = status.operatorActions.map(
-      (a) => `${a.action} by ${a.by} at ${a.at}${a.reason ? ` (${a.reason})` : ''}`,
+      (a) =>
+        `${a.action}${a.step ? ` of ${a.step}` : ''} by ${a.by} at ${a.at}${a.reason ? ` (${a.reason})` : ''}`,
     );
     lines.push(`**operator actions** ${actions.join(' · ')}`);
   }
