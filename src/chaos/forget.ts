@@ -10,6 +10,9 @@ import type { ExpireKeysInput } from '../sandbox/key-store';
 import { forEachLimited } from '../util/run-limited';
 import { waitFor } from '../util/wait';
 
+/** gRPC status NOT_FOUND. */
+const GRPC_NOT_FOUND = 5;
+
 /** A step of forgetting failed in a way a retry cannot fix; names what and why. */
 export class ForgetError extends Error {
   override readonly name = 'ForgetError';
@@ -50,34 +53,35 @@ export async function deleteRun(
 
 /**
  * Deletes every closed run a visibility query lists (a few at once), as retention would;
- * running ones are left alone. Returns how many were deleted.
+ * running ones are left alone. Counts the deleted runs by workflow type into `counts` (kept
+ * across a retried call) and returns it.
  */
 export async function deleteClosedRuns(
   client: Client,
   query: string,
+  counts: Record<string, number> = {},
   concurrency = 8,
-): Promise<number> {
-  const closed: Array<{ workflowId: string; runId: string }> = [];
+): Promise<Record<string, number>> {
+  const closed: Array<{ workflowId: string; runId: string; type: string }> = [];
   for await (const info of client.workflow.list({ query })) {
     if (info.status.name !== 'RUNNING')
-      closed.push({ workflowId: info.workflowId, runId: info.runId });
+      closed.push({ workflowId: info.workflowId, runId: info.runId, type: info.type });
   }
-  let deleted = 0;
-  await forEachLimited(closed, concurrency, async (run) => {
+  await forEachLimited(closed, concurrency, async ({ workflowId, runId, type }) => {
     await client.workflowService
       .deleteWorkflowExecution({
         namespace: client.options.namespace,
-        workflowExecution: run,
+        workflowExecution: { workflowId, runId },
       })
       .then(
-        () => deleted++,
+        () => (counts[type] = (counts[type] ?? 0) + 1),
         (err: unknown) => {
           // Deleted already (a second pass), or gone by retention meanwhile: the same end.
-          if ((err as { code?: number }).code !== 5) throw err;
+          if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
         },
       );
   });
-  return deleted;
+  return counts;
 }
 
 /** Tells the sandbox providers to forget keys now (POST /admin/keys/expire); how many went. */
