@@ -220,6 +220,8 @@ function toConfig(e: Env) {
       dbSchema: e.PROVIDERS_DB_SCHEMA,
       /** Secret token of the admin API and mail log; undefined = those routes are closed. */
       adminToken: e.PROVIDERS_ADMIN_TOKEN,
+      /** PROVIDERS_KEY_TTL in ms: how long the sandbox keeps an idempotency key. */
+      keyTtlMs: e.PROVIDERS_KEY_TTL,
     },
     searchAttributes: {
       customerId: e.CUSTOMER_ID_SEARCH_ATTRIBUTE,

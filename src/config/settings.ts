@@ -238,6 +238,14 @@ export const SETTINGS = {
     default: 'sandbox',
     doc: "Postgres schema holding the sandbox providers' key store and ledgers.",
   },
+  PROVIDERS_KEY_TTL: {
+    parse: duration,
+    default: '24h',
+    doc:
+      'How long the sandbox providers remember an idempotency key and its stored response ' +
+      '(Stripe keeps them 24 h): a key sent again later acts again, as at a real provider. ' +
+      'The order claim, not the provider, is what keeps an order from acting twice.',
+  },
   ORDER_TRANSIENT_RETRY_WINDOW: {
     parse: duration,
     default: '1h',

@@ -1,7 +1,8 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
-import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
+import type { OrderClaim } from '../db/order-claim';
+import { listOrderClaims } from '../db/order-claim-store';
 import { qualifyTable } from '../db/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     port: Number(url.port || 80),
     host: url.hostname,
     adminToken: config.providers.adminToken,
+    keyTtlMs: config.providers.keyTtlMs,
     onError: (err) => log.error({ err }, 'provider request failed'),
   });
   log.info({ url: providers.url, schema }, 'sandbox providers listening');
