@@ -13,6 +13,7 @@ import {
   stepKeys,
   type OrderResult,
 } from '../workflows/order-definitions';
+import { attentionLine, attentionOf, plainOfMarkdown, type AttentionView } from './order-attention';
 import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
 import { operatorActionLines, readOperatorActions } from './operator-history';
@@ -152,6 +153,8 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const status = live && !('error' in live) ? live : undefined;
   const operatorActions = await readOperatorActions(client, handle, status);
   const step = status?.step ?? stepOf(described);
+  const seen = attentionOf(running, live, described.memo);
+  const { attention } = seen;
   const uiUrl = workflowUrl(
     ctx.config.temporal.uiUrl,
     ctx.config.temporal.namespace,
@@ -163,7 +166,13 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     status: described.status.name,
     step,
     outcome: status?.outcome ?? result?.outcome,
-    parked: status?.parked,
+    statusSource: seen.source,
+    attention,
+    parked:
+      status?.parked ??
+      (attention?.state === 'parked'
+        ? { step: attention.step, error: attention.cause, since: attention.since }
+        : undefined),
     operatorActions,
     recoveryPoints: status?.recoveryPoints,
     queryError: live && 'error' in live ? live.error : undefined,
@@ -202,16 +211,26 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ['status', described.status.name],
     ['step', step],
     ['outcome', json.outcome],
-    ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
-    ['last error', status?.parked?.error],
+    ...(attention ? [attentionLine(attention)] : []),
+    ['last error', attention?.cause],
     ...operatorActionLines(operatorActions),
-    ['next', step === 'needs_attention' ? nextCommandsOf(orderId) : ''],
+    ['next', nextOf(orderId, step, attention)],
+    ['status from', seen.detail],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
     ...Object.entries(keys).map(([s, k]): [string, string] => [`key ${s}`, k]),
     ['Web UI', uiUrl],
   ]);
   return { json, human };
+}
+
+/** The `next:` line: the commands for a parked order, the workflow's word for a waiting one. */
+function nextOf(orderId: string, step: string | undefined, attention?: AttentionView): string {
+  if (step === 'needs_attention') return nextCommandsOf(orderId);
+  if (attention?.state !== 'waiting') return '';
+  if (attention.action) return plainOfMarkdown(attention.action);
+  const retry = shellCommand(['npx', 'onceflow', 'orders', 'retry', '--', orderId]);
+  return `none needed: ${attention.step} retries on its own with the same key; ${retry} tries now`;
 }
 
 type OrderSignal = 'retry' | 'resolve' | 'cancel';
