@@ -5,9 +5,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONFIG_KEYS } from '../../src/config';
-import { localStackLiveness } from '../../src/config/local-stack-file';
 import { createPool } from '../../src/db/pool';
 import { setStock } from '../../src/inventory/stock-store';
+import { isAlive } from '../../src/stack/processes';
 import { readStackState, type StackState } from '../../src/stack/stack';
 import { waitFor } from '../../src/util/wait';
 import { testConfig, uniqueName } from '../support/services';
@@ -126,7 +126,8 @@ describe('README commands in a new shell find the running local stack (issue 25)
   before(() => {
     const found = readStackState();
     assert.ok(found, 'the runner started a local stack (stack.json)');
-    assert.equal(localStackLiveness(found).running, true, 'and it is running');
+    for (const [name, pid] of Object.entries(found.pids))
+      assert.ok(pid !== undefined && isAlive(pid), `its ${name} runs`);
     state = found;
   });
 
