@@ -2,8 +2,7 @@ import { KeyRingError, parseKeyRing, readKeyFile, type KeyRing } from '../tempor
 import { ConfigError } from './config-error';
 import { parseEnv, type Env, type SettingProblem } from './env';
 import type { LivenessProbe } from './local-stack-file';
-import { whatToRun } from './local-stack';
-import { layerSettings, type ConfigOrigin } from './sources';
+import { fromStackNamed, keyHintOf, layerSettings, type ConfigOrigin } from './sources';
 
 /** Payload encryption (src/temporal/data-converter.ts). */
 export interface EncryptionConfig {
@@ -51,11 +50,11 @@ export function loadConfig(
 ): Config {
   const layered = layerSettings(env, options.localStack);
   const parsed = parseEnv(layered.env);
-  if (!parsed.ok) throw new ConfigError(parsed.problems);
+  if (!parsed.ok) throw new ConfigError(fromStackNamed(parsed.problems, layered.origin));
   const e = parsed.env;
   const problems = crossCheck(e);
   const encryption = loadKeyRing(e, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new ConfigError(fromStackNamed(problems, layered.origin));
   return { ...toConfig(e), encryption, origin: layered.origin };
 }
 
@@ -104,23 +103,8 @@ export function requireEncryptionKey(
           'set ONCEFLOW_ENCRYPTION=off to run without encryption',
       },
     ],
-    { hint: keyHint(config.origin) },
+    { hint: keyHintOf(config.origin) },
   );
-}
-
-/** Why the local stack's dev key was not used, when it was looked for. */
-function keyHint(origin: ConfigOrigin | undefined): string | undefined {
-  const stack = origin?.localStack;
-  switch (stack?.status) {
-    case 'off':
-      return `(The local stack and its dev key are not used: ${stack.detail}.)`;
-    case 'none':
-      return whatToRun(stack.detail);
-    case 'used':
-      return `(The local stack ${stack.detail} records no key ring.)`;
-    default:
-      return undefined;
-  }
 }
 
 function crossCheck(e: Env): SettingProblem[] {

@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error';
+import { ConfigError, type ConfigProblem } from './config-error';
 import type { SettingName } from './env';
 import type { LivenessProbe } from './local-stack-file';
 import { lookUpLocalStack, namesNoServices, whatToRun, type LocalStackLookup } from './local-stack';
@@ -82,4 +82,29 @@ function detailOf(lookup: LocalStackLookup): string {
   return lookup.status === 'used'
     ? `${lookup.stateFile} (started ${lookup.startedAt})`
     : lookup.reason;
+}
+
+/** A bad value the operator never set says where it came from (the local stack's file). */
+export function fromStackNamed(problems: ConfigProblem[], origin: ConfigOrigin): ConfigProblem[] {
+  const fromStack: readonly string[] = origin.sources['local stack'];
+  return problems.map((p) =>
+    fromStack.includes(p.setting)
+      ? { ...p, message: `${p.message} (value from the local stack: ${origin.localStack.detail})` }
+      : p,
+  );
+}
+
+/** Why the local stack's dev key was not used, when it was looked for. */
+export function keyHintOf(origin: ConfigOrigin | undefined): string | undefined {
+  const stack = origin?.localStack;
+  switch (stack?.status) {
+    case 'off':
+      return `(The local stack and its dev key are not used: ${stack.detail}.)`;
+    case 'none':
+      return whatToRun(stack.detail);
+    case 'used':
+      return `(The local stack ${stack.detail} records no key ring.)`;
+    default:
+      return undefined;
+  }
 }

@@ -195,6 +195,19 @@ describe('config: the running local stack as the default (issue 25)', () => {
     }
   });
 
+  it('a bad value from the stack says it came from the stack', () => {
+    writeStackState(stackPaths(dir), { ...state, env: { ...state.env, KAFKA_BROKERS: 'nope' } });
+    assert.throws(
+      () => loadConfig(shell, RUNNING),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.problems[0]!.setting === 'KAFKA_BROKERS' &&
+        err.problems[0]!.message.endsWith(
+          `(value from the local stack: ${join(dir, 'stack.json')} (started ${state.startedAt}))`,
+        ),
+    );
+  });
+
   it('reads a state file that is not a stack state as no stack, and says so', () => {
     writeFileSync(join(dir, 'stack.json'), '{"pids": "nope"}');
     assert.equal(readLocalStackFile(join(dir, 'stack.json')), undefined);
