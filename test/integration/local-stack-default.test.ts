@@ -20,13 +20,15 @@ const ONCEFLOW_LIKE =
 
 /**
  * A new shell: the runner's environment (which names the stack's services and key) with every
- * onceflow, Temporal, Kafka and database variable removed. Only a moved state folder is kept,
+ * onceflow, Temporal, Kafka and database variable, and npm's own, removed. Only a moved state folder is kept,
  * as a developer who moved it would have it in their profile.
  */
 function newShell(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (ONCEFLOW_LIKE.test(name) || CONFIG_KEYS.includes(name) || name === 'NODE_ENV') continue;
+    // What `npm test` itself exports (npm_config_*, npm_lifecycle_*) is not in a new shell either.
+    if (/^npm_/i.test(name) || name === 'INIT_CWD') continue;
     env[name] = value;
   }
   if (process.env.ONCEFLOW_STATE_DIR) env.ONCEFLOW_STATE_DIR = process.env.ONCEFLOW_STATE_DIR;
