@@ -323,6 +323,23 @@ export const SETTINGS = {
     doc: 'Base64, at least 16 bytes: keeps CustomerId HMACs stable across key rotations.',
     secret: true,
   },
+  ONCEFLOW_LOCAL_STACK: {
+    parse: z.enum(['auto', 'off'], 'must be auto or off'),
+    default: 'auto',
+    doc:
+      '`auto`: a setting the environment leaves unset is taken from the running local stack ' +
+      '(`npm run stack`, the demo), found through its state file (ONCEFLOW_STATE_DIR), so ' +
+      'every command works in a new shell with nothing exported; never when NODE_ENV=production ' +
+      'or when TEMPORAL_ADDRESS, KAFKA_BROKERS or DATABASE_URL is set. `off`: environment and ' +
+      'defaults only (src/config/local-stack.ts).',
+  },
+  ONCEFLOW_STATE_DIR: {
+    parse: nonEmpty,
+    doc:
+      "The local stack's state folder (binaries, data, logs, dev key, `stack.json`), where " +
+      'the stack writes its state and onceflow processes look for it.',
+    shownDefault: '`.onceflow/`',
+  },
   CODEC_SERVER_CORS_ORIGIN: {
     parse: httpUrl,
     doc: 'The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL.',

@@ -14,6 +14,13 @@ import {
   stepKeys,
   type OrderResult,
 } from '../workflows/order-definitions';
+import {
+  attentionLine,
+  attentionOf,
+  plainOfMarkdown,
+  type AttentionView,
+  type SeenAttention,
+} from './order-attention';
 import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
 import { operatorActionLines, readOperatorActions } from './operator-history';
@@ -163,6 +170,10 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const runFirstId = described?.raw.workflowExecutionInfo?.firstRunId || undefined;
   const ownerRunGone =
     claim?.runId !== undefined && (run === undefined || runFirstId !== claim.runId);
+  const seen: SeenAttention = described
+    ? attentionOf(running, live, described.memo)
+    : { source: 'none', detail: 'the order claim (the run is gone from Temporal)' };
+  const { attention } = seen;
   const uiUrl = run
     ? workflowUrl(
         ctx.config.temporal.uiUrl,
@@ -177,7 +188,13 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     status: described?.status.name ?? 'GONE',
     step,
     outcome: status?.outcome ?? result?.outcome,
-    parked: status?.parked,
+    statusSource: seen.source,
+    attention,
+    parked:
+      status?.parked ??
+      (attention?.state === 'parked'
+        ? { step: attention.step, error: attention.cause, since: attention.since }
+        : undefined),
     operatorActions,
     recoveryPoints: status?.recoveryPoints,
     queryError: live && 'error' in live ? live.error : undefined,
@@ -217,10 +234,11 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ['status', json.status],
     ['step', step],
     ['outcome', json.outcome],
-    ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
-    ['last error', status?.parked?.error],
+    ...(attention ? [attentionLine(attention)] : []),
+    ['last error', attention?.cause],
     ...operatorActionLines(operatorActions),
-    ['next', step === 'needs_attention' ? nextCommandsOf(orderId) : ''],
+    ['next', nextOf(orderId, step, attention)],
+    ['status from', seen.detail],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
     ...Object.entries(keys).map(([s, k]): [string, string] => [`key ${s}`, k]),
@@ -242,6 +260,15 @@ function describeClaim(claim: OrderClaim, runGone: boolean): string {
       : 'not settled (its owner runs, or closed without settling)';
   const reopened = claim.reopenedAt ? `, reopened by a reset at ${claim.reopenedAt}` : '';
   return `${claim.workflowId} (${run}, claimed ${claim.claimedAt}, fingerprint ${claim.fingerprint}, ${settled}${reopened})`;
+}
+
+/** The `next:` line: the commands for a parked order, the workflow's word for a waiting one. */
+function nextOf(orderId: string, step: string | undefined, attention?: AttentionView): string {
+  if (step === 'needs_attention') return nextCommandsOf(orderId);
+  if (attention?.state !== 'waiting') return '';
+  if (attention.action) return plainOfMarkdown(attention.action);
+  const retry = shellCommand(['npx', 'onceflow', 'orders', 'retry', '--', orderId]);
+  return `none needed: ${attention.step} retries on its own with the same key; ${retry} tries now`;
 }
 
 type OrderSignal = 'retry' | 'resolve' | 'cancel';

@@ -157,7 +157,11 @@ export async function readOrderEffects(
     try {
       res = await fetch(url, { headers: adminHeaders(options.adminToken) });
     } catch (err) {
-      throw new ReconcileSourceError(`the providers' ledger at ${url}`, err);
+      // Unreachable, most often because nobody runs them: the demo stops its own when it ends.
+      throw new ReconcileSourceError(
+        `the providers' ledger at ${url} (are the providers running? \`npm run providers\`)`,
+        err,
+      );
     }
     if (!res.ok)
       throw new ReconcileSourceError(`the providers' ledger at ${url}`, `HTTP ${res.status}`);

@@ -23,7 +23,10 @@ async function main(): Promise<void> {
     keyTtlMs: config.providers.keyTtlMs,
     onError: (err) => log.error({ err }, 'provider request failed'),
   });
-  log.info({ url: providers.url, schema }, 'sandbox providers listening');
+  log.info(
+    { url: providers.url, schema, settingsFrom: config.origin },
+    'sandbox providers listening',
+  );
   const stop = (signal: NodeJS.Signals) => {
     log.info({ signal }, 'stopping sandbox providers');
     void providers
