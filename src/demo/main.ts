@@ -6,7 +6,7 @@ import { connectClient } from '../temporal/connection';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { workflowListUrl } from '../temporal/ui-links';
 import { createPool } from '../db/pool';
-import { readStock } from '../inventory/stock-store';
+import { readStock } from '../domains/orders/inventory/stock-store';
 import { createKafka } from '../kafka/kafka-client';
 import {
   pickPipelineEndpoints,
@@ -17,7 +17,7 @@ import {
 } from '../pipeline/components';
 import { buildScenario, seedStock } from '../pipeline/scenario';
 import { checkInvariants, type OrderFacts } from '../pipeline/invariants';
-import { listOrderClaims } from '../db/order-claim-store';
+import { listOrderClaims } from '../domains/orders/order-claim-store';
 import {
   countRunWorkflows,
   readDlqByReason,
@@ -133,7 +133,7 @@ async function main(): Promise<number> {
     const fmt = (m: Map<string, number>) =>
       [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
-    const query = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, scenario.prefix);
+    const query = visibility.startsWith(SEARCH_ATTRIBUTE.entityId, scenario.prefix);
     process.stdout.write(
       [
         '',

@@ -5,7 +5,7 @@
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import type { OrderStatus, StepName } from '../workflows/order-definitions';
+import type { OrderStatus, StepName } from '../domains/orders/workflows/order-definitions';
 import { forEachLimited } from '../util/run-limited';
 import { buildOrderQuery, listExecutions } from './order-lookup';
 import { parseDuration, UsageError } from './output';
@@ -148,7 +148,7 @@ export async function selectOrders(
   const unknown: UnknownParkedStep[] = [];
   let parkedElsewhere = 0;
   const toOrder = (info: WorkflowExecutionInfo, parkedAt?: string): SelectedOrder => ({
-    orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId) ?? info.workflowId,
+    orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId) ?? info.workflowId,
     workflowId: info.workflowId,
     runId: info.runId,
     step: selection.step,

@@ -7,10 +7,10 @@
  */
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
-import type { Activities } from '../activities';
+import type { OrderActivities as Activities } from '../domains/orders/activities';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
-import type { StepName } from '../workflows/order-definitions';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
+import type { StepName } from '../domains/orders/workflows/order-definitions';
 import { checkPrefix, PARKED_STEPS } from './bulk-selection';
 import { forEachLimited } from '../util/run-limited';
 import { operatorActionOf } from './operator-action';
@@ -53,10 +53,10 @@ export function buildPauseQuery(sel: PauseSelection): string {
     // (a visibility write per step costs the server; issue 18), so a running step is no value
     // at all; older runs still write it. Each run's pending activities decide in the end.
     visibility.anyOf(
-      visibility.oneOf(SEARCH_ATTRIBUTE.orderStep, steps),
-      visibility.isUnset(SEARCH_ATTRIBUTE.orderStep),
+      visibility.oneOf(SEARCH_ATTRIBUTE.step, steps),
+      visibility.isUnset(SEARCH_ATTRIBUTE.step),
     ),
-    sel.prefix && visibility.startsWith(SEARCH_ATTRIBUTE.orderId, sel.prefix),
+    sel.prefix && visibility.startsWith(SEARCH_ATTRIBUTE.entityId, sel.prefix),
     sel.startedBefore && visibility.before(SYSTEM_ATTRIBUTE.startTime, sel.startedBefore),
   );
 }
@@ -141,7 +141,7 @@ export async function findPendingActivities(client: Client, sel: PauseSelection,
       const activityType = a.activityType?.name ?? '';
       if (type !== undefined && activityType !== type) continue;
       found.push({
-        orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId) ?? info.workflowId,
+        orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId) ?? info.workflowId,
         workflowId: info.workflowId,
         runId: info.runId,
         activityId: a.activityId ?? '',

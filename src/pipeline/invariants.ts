@@ -1,5 +1,5 @@
-import type { SettledState } from '../db/order-claim';
-import type { OrderPlacedData } from '../events/order-events';
+import type { SettledState } from '../domains/orders/workflows/order-claim';
+import type { OrderPlacedData } from '../domains/orders/order-events';
 
 /** What the providers' ledgers say about one order. */
 export interface OrderEffects {

@@ -6,9 +6,9 @@ import type {
   TopicEvent,
   WorkflowFacts,
 } from './facts';
-import type { OrderClaim, SettledState } from '../db/order-claim';
-import { EVENT_TYPES } from '../events/order-events';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import type { OrderClaim, SettledState } from '../domains/orders/workflows/order-claim';
+import { EVENT_TYPES } from '../domains/orders/order-events';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 
 // The per-order rules of reconcile. Everything is grouped by the order ID that the rows
 // themselves record (provider ledgers, reservations, the OrderId search attribute, data.orderId):

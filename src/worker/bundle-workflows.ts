@@ -1,14 +1,17 @@
 /**
- * Child process of prepareWorkflowBundle: `bundle-workflows <out.js>` bundles src/workflows and
- * writes it atomically (temporary file, then rename).
+ * Child process of prepareWorkflowBundle: `bundle-workflows <entry> <out.js>` bundles the
+ * workflows entry (src/worker/workflow-bundle.ts, workflowEntry) and writes it atomically
+ * (temporary file, then rename).
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { resolveFromEngine } from './workflow-bundle';
 
-async function main(out: string | undefined): Promise<void> {
-  if (!out) throw new Error('usage: bundle-workflows <out.js>');
+async function main(entry: string | undefined, out: string | undefined): Promise<void> {
+  if (!entry || !out) throw new Error('usage: bundle-workflows <entry> <out.js>');
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
+    workflowsPath: entry,
+    webpackConfigHook: resolveFromEngine,
     logger: {
       log: () => undefined,
       trace: () => undefined,
@@ -23,7 +26,7 @@ async function main(out: string | undefined): Promise<void> {
   renameSync(temporary, out);
 }
 
-main(process.argv[2]).catch((err: unknown) => {
+main(process.argv[2], process.argv[3]).catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONFIG_KEYS } from '../../src/config';
 import { createPool } from '../../src/db/pool';
-import { setStock } from '../../src/inventory/stock-store';
+import { setStock } from '../../src/domains/orders/inventory/stock-store';
 import { isAlive } from '../../src/stack/processes';
 import { readStackState, type StackState } from '../../src/stack/stack';
 import { waitFor } from '../../src/util/wait';

@@ -10,7 +10,7 @@ import { createLedgerStore } from '../../../src/db/ledger-store';
 import { qualifyTable, quoteSchema } from '../../../src/db/schema-name';
 import { ensureTopics } from '../../../src/kafka/topics';
 import { startBridge, type RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../../src/domains';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { createClient } from '../../../src/temporal/connection';
 import { waitFor } from '../../../src/util/wait';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { OrderPlacedData } from '../../../src/events/order-events';
+import type { OrderPlacedData } from '../../../src/domains/orders/order-events';
 import { waitFor } from '../../../src/util/wait';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';

@@ -4,13 +4,14 @@ import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type Browser } from 'playwright-core';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { setStock } from '../../../src/inventory/stock-store';
+import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import type { RunningProviders } from '../../../src/sandbox/server';
 import { installAptPackages } from '../../../src/stack/apt';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
-import { orderStatusQuery } from '../../../src/workflows/order-definitions';
+import { DOMAINS } from '../../../src/domains';
+import { orderStatusQuery } from '../../../src/domains/orders/workflows/order-definitions';
 import { BridgeHarness } from '../../support/bridge-harness';
 import {
   createTestDatabase,
@@ -60,6 +61,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
     const connection = await NativeConnection.connect({ address: h.config.temporal.address });
     const config = testConfig();
     const w = await createWorker({
+      domains: DOMAINS,
       connection,
       // A failing mail API is a transient cause: the order waits out the window (1 h by
       // default) before it parks; one second parks it at once for the operator's view.

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
-import { createInventoryActivities } from '../../../src/activities/inventory';
-import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/db/order-claim-store';
-import type { ReserveResult, ReservedResult } from '../../../src/inventory/inventory-service';
+import { createInventoryActivities } from '../../../src/domains/orders/activities/inventory';
+import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/domains/orders/order-claim-store';
+import type { ReserveResult, ReservedResult } from '../../../src/domains/orders/inventory/inventory-service';
 import { readOrderClaims } from '../../../src/reconcile/sources';
-import { readStock, setStock } from '../../../src/inventory/stock-store';
-import { findReservation } from '../../../src/inventory/reservation-store';
+import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
+import { findReservation } from '../../../src/domains/orders/inventory/reservation-store';
 import { uniqueName } from '../../support/services';
 import { createTestDatabase, type TestDatabase } from '../../support/providers';
 

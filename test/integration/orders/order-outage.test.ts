@@ -2,12 +2,12 @@ import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
 import { waitFor } from '../../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
-import { orderCancellation } from '../../../src/workflows';
+import { orderCancellation } from '../../../src/domains/orders/workflows';
 import {
   ATTENTION_MEMO,
   retryStepSignal,
   type Attention,
-} from '../../../src/workflows/order-definitions';
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { uniqueName } from '../../support/services';
 import {
@@ -87,7 +87,7 @@ describe('a provider outage (providers stopped, real Temporal server)', function
       whileWaiting: async (handles) => {
         const first = handles[0]!;
         const description = await first.describe();
-        assert.equal(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep), 'waiting');
+        assert.equal(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step), 'waiting');
         const attention = await attentionOf(first);
         assert.equal(attention?.state, 'waiting');
         assert.equal(attention?.step, 'charge');
@@ -114,7 +114,7 @@ describe('a provider outage (providers stopped, real Temporal server)', function
     for (const h of parked.handles) {
       const description = await h.describe();
       assert.equal(
-        description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep),
+        description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step),
         'needs_attention',
       );
       const attention = description.memo?.[ATTENTION_MEMO] as Attention | undefined;

@@ -1,16 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { ConfigError } from '../../../src/config';
-import { orderPlacedDataSchema } from '../../../src/events/order-events';
-import {
-  buildRouteTable,
-  checkOrderIsAggregate,
-  DEFAULT_ROUTES,
-  mergeRoutes,
-  parseExtraRoutes,
-} from '../../../src/events/routes';
+import { orderPlacedDataSchema } from '../../../src/domains/orders/order-events';
+import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/domains';
+import { checkOrderIsAggregate } from '../../../src/domains/orders/order-routes';
+import { mergeRoutes, parseExtraRoutes } from '../../../src/events/routes';
 import { translateMessage, type Translation } from '../../../src/events/translate';
-import * as workflows from '../../../src/workflows';
-import { WORKFLOW_TYPE } from '../../../src/workflows/workflow-types';
+import * as workflows from '../../../src/domains/orders/workflows';
+import { WORKFLOW_TYPE } from '../../../src/domains/orders/workflows/workflow-types';
 import { headerMessage, orderPlacedData } from './fixtures';
 
 function settingsOf(fn: () => unknown): string[] {

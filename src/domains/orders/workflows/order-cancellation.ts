@@ -1,15 +1,17 @@
 import {
   getExternalWorkflowHandle,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { nothingToCompensate, type SettledState } from '../db/order-claim';
-import type { OrderCancelledData } from '../events/order-events';
-import type { EventWorkflowInput } from '../events/workflow-input';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import { orderActivities } from './order-activities';
+import { nothingToCompensate } from '../../../db/entity-claim';
+import type { EventWorkflowInput } from '../../../events/workflow-input';
+import { SEARCH_ATTRIBUTE } from '../../../temporal/search-attributes';
+import { retryTransient } from '../../../workflows/step-runner';
+import type { SettledState } from './order-claim';
+import { orderCalls, orderCompat } from './order-calls';
 import { cancelOrderSignal, stepKeys } from './order-definitions';
-import { retryTransient } from './order-step-runner';
+import type { OrderCancelledData } from '../order-events';
 
 export interface OrderCancellationInput extends EventWorkflowInput<OrderCancelledData> {
   /**
@@ -56,9 +58,9 @@ export async function orderCancellation(
 ): Promise<OrderCancellationResult> {
   const { orderId } = input.data;
   const setStep = (step: string) =>
-    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderStep, value: step }]);
-  upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderId, value: orderId }]);
-  const lookUp = () => orderActivities.findOrderWorkflow({ orderId });
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: step }]);
+  upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.entityId, value: orderId }]);
+  const lookUp = () => orderCalls.findOrderWorkflow({ orderId });
   const found = input.orderWorkflowId ? { workflowId: input.orderWorkflowId } : await lookUp();
   let orderWorkflowId = found.workflowId;
   if (!orderWorkflowId) {
@@ -96,10 +98,14 @@ export async function orderCancellation(
   setStep('compensating');
   const keys = stepKeys(orderId);
   // A provider outage must not fail the cancellation: the refund waits it out (same key).
-  const refund = await retryTransient(() => orderActivities.refund({ key: keys.refund, orderId }));
+  const refund = await retryTransient(
+    { sleep, now: () => Date.now() },
+    () => orderCalls.refund({ key: keys.refund, orderId }),
+    orderCompat.transientWaits,
+  );
   // The release settles the owner's claim `refunded` in its own transaction: no extra call.
   const ownerRunId = 'runId' in found ? found.runId : undefined;
-  const release = await orderActivities.release({
+  const release = await orderCalls.release({
     key: keys.release,
     reservationKey: keys.reserve,
     ownerWorkflowId: orderWorkflowId,

@@ -1,11 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
-import type { ClaimCandidate, ClaimVerdict } from '../db/order-claim';
+import type { ClaimCandidate, ClaimVerdict } from '../../../db/entity-claim';
+import type { OrderClaim } from '../workflows/order-claim';
 import {
   settleOrderClaim,
   type SettleOrderClaimInput,
   type SettleOrderClaimResult,
-} from '../db/order-claim-store';
+} from '../order-claim-store';
 import {
   claimCancelledOrder,
   OutOfStockError,
@@ -15,7 +16,7 @@ import {
   type ReleaseResult,
   type ReserveResult,
 } from '../inventory/inventory-service';
-import { FAILURE_TYPES } from './failure-types';
+import { ORDER_FAILURES } from '../workflows/order-failures';
 
 /**
  * The run reserving (workflow ID, first execution run ID, chain start, payload fingerprint of
@@ -37,7 +38,7 @@ export type ReleaseInventoryInput = ReleaseInput;
 
 export type ClaimCancelledOrderInput = ClaimCandidate & { orderId: string };
 
-/** The owner records how its order ended (src/db/order-claim-store.ts, settleOrderClaim). */
+/** The owner records how its order ended (src/domains/orders/order-claim-store.ts, settleOrderClaim). */
 export type SettleOrderInput = SettleOrderClaimInput;
 
 /** Inventory activities on the service's own Postgres (one transaction per call). */
@@ -54,7 +55,7 @@ export function createInventoryActivities(deps: { pool: pg.Pool }) {
         if (err instanceof OutOfStockError) {
           // A business outcome, not a fault: retrying would not add stock.
           throw ApplicationFailure.create({
-            type: FAILURE_TYPES.outOfStock,
+            type: ORDER_FAILURES.outOfStock,
             message: err.message,
             nonRetryable: true,
             details: [{ sku: err.sku, requested: err.requested, available: err.available }],
@@ -70,7 +71,9 @@ export function createInventoryActivities(deps: { pool: pg.Pool }) {
     },
 
     /** A run cancelled before reserving: claims the order as cancelled, or names its owner. */
-    async claimCancelledOrder(input: ClaimCancelledOrderInput): Promise<ClaimVerdict> {
+    async claimCancelledOrder(
+      input: ClaimCancelledOrderInput,
+    ): Promise<ClaimVerdict<OrderClaim>> {
       return claimCancelledOrder(deps.pool, input);
     },
 

@@ -1,4 +1,4 @@
-import { postToProvider, type ProviderClientOptions } from './provider-http';
+import { postToProvider, type ProviderClientOptions } from '../../../activities/provider-http';
 
 export interface SendEmailInput {
   /** Idempotency key derived by the workflow (`order:<orderId>:email`). */

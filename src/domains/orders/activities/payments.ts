@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { failureBody } from './failure-body';
-import { FAILURE_TYPES } from './failure-types';
-import { postToProvider, type ProviderClientOptions } from './provider-http';
+import { failureBody } from '../../../activities/failure-body';
+import { postToProvider, type ProviderClientOptions } from '../../../activities/provider-http';
+import { ORDER_FAILURES } from '../workflows/order-failures';
 
 export interface ChargePaymentInput {
   /** Idempotency key derived by the workflow (`order:<orderId>:charge`). */
@@ -57,7 +57,7 @@ export function createPaymentActivities(options: ProviderClientOptions) {
       });
       if (status === 402) {
         throw ApplicationFailure.create({
-          type: FAILURE_TYPES.paymentDeclined,
+          type: ORDER_FAILURES.paymentDeclined,
           message: `payment for order ${input.orderId} declined`,
           nonRetryable: true,
           details: [{ orderId: input.orderId, key: input.key, body: failureBody(body) }],

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { SettledState } from '../db/order-claim';
-import { findOrderOwner } from '../db/order-claim-store';
+import type { SettledState } from '../workflows/order-claim';
+import { findOrderOwner } from '../order-claim-store';
 
 export interface FindOrderWorkflowInput {
   orderId: string;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import type { ClaimCandidate, ClaimVerdict, OrderClaim, SettledState } from '../db/order-claim';
-import { claimOrder, findOrderClaim, settleOrderClaim } from '../db/order-claim-store';
+import type { ClaimCandidate, ClaimVerdict } from '../../../db/entity-claim';
+import type { OrderClaim, SettledState } from '../workflows/order-claim';
+import { claimOrder, findOrderClaim, settleOrderClaim } from '../order-claim-store';
 import {
   findReservation,
   insertReservation,
@@ -85,8 +86,16 @@ function normaliseLines(items: ReservedLine[]): ReservedLine[] {
     .map(([sku, quantity]) => ({ sku, quantity }));
 }
 
-function notOwner(verdict: ClaimVerdict): NotOwnerResult | undefined {
-  return verdict.kind === 'owner' ? undefined : { verdict: verdict.kind, owner: verdict.claim };
+/**
+ * Another run's verdict as the reserve result has always said it (`order-conflict`, not the
+ * engine's `conflict`): workflows read recorded results of both ages.
+ */
+function notOwner(verdict: ClaimVerdict<OrderClaim>): NotOwnerResult | undefined {
+  if (verdict.kind === 'owner') return undefined;
+  return {
+    verdict: verdict.kind === 'duplicate' ? 'duplicate' : 'order-conflict',
+    owner: verdict.claim,
+  };
 }
 
 /**
@@ -126,7 +135,9 @@ export async function reserveInTransaction(
   const other = notOwner(verdict);
   if (other) return other;
   const reopened =
-    verdict.kind === 'owner' && verdict.reopened ? { reopened: verdict.reopened } : {};
+    verdict.kind === 'owner' && verdict.reopened
+      ? { reopened: verdict.reopened as ReservedResult['reopened'] }
+      : {};
   if (!(await insertReservation(client, { key: input.key, orderId: input.orderId, items }))) {
     const first = await findReservation(client, input.key);
     return {
@@ -205,7 +216,7 @@ export async function releaseStock(pool: pg.Pool, input: ReleaseInput): Promise<
 export async function claimCancelledOrder(
   pool: pg.Pool,
   input: ClaimCandidate & { orderId: string },
-): Promise<ClaimVerdict> {
+): Promise<ClaimVerdict<OrderClaim>> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

@@ -1,5 +1,5 @@
 import type { OrderCancelledData, OrderPlacedData } from './order-events';
-import { markdownCodeWithin } from './temporal-limits';
+import { markdownCodeWithin } from '../../events/temporal-limits';
 
 // The Web UI renders a workflow's summary as Markdown (raw HTML and bare links included), so
 // every text a producer chose is a code span (markdownCode): shown as sent, never as markup
