@@ -10,6 +10,8 @@ import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order
 import { dataConverterFor } from '../../../src/temporal/data-converter';
 import { testConfig, uniqueName } from '../../support/services';
 import { workflowBundle } from '../../support/workflow-bundle';
+import { encryptedPayloads, plainHistory } from '../../support/plain-history';
+import { ENCRYPTED_ENCODING } from '../../../src/temporal/encryption-codec';
 
 /**
  * Histories recorded from earlier versions of the workflows (protobuf binary): the
@@ -18,7 +20,9 @@ import { workflowBundle } from '../../support/workflow-bundle';
  * activity, no run ID in the claim), and must keep replaying: workflows started by an older
  * worker finish on a newer one. The unprefixed set is the current shape; rewrite it with
  * `RECORD_HISTORIES=1 npm test -- test/integration/orders/order-replay.test.ts` when a change
- * is meant to be incompatible (and then keep the previous set under a new prefix).
+ * is meant to be incompatible (and then keep the previous set under a new prefix). Fixtures are
+ * written decoded (plainHistory): the stack's dev key ring is its own, so an encrypted fixture
+ * would replay nowhere else.
  */
 const FIXTURES = resolve(__dirname, '../../fixtures/histories');
 
@@ -155,6 +159,7 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
       history: await afterReset.fetchHistory(),
     });
 
+    const converter = dataConverterFor(testConfig());
     if (process.env.RECORD_HISTORIES) {
       mkdirSync(FIXTURES, { recursive: true });
       const names = [
@@ -172,12 +177,13 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
         'cancellation-settled',
         'reset-completed',
       ];
-      recorded.forEach((r, i) =>
+      for (const [i, r] of recorded.entries()) {
+        const plain = await plainHistory(r.history, converter.payloadCodecs ?? []);
         writeFileSync(
           join(FIXTURES, `${names[i]}.pb`),
-          temporal.api.history.v1.History.encode(r.history).finish(),
-        ),
-      );
+          temporal.api.history.v1.History.encode(plain).finish(),
+        );
+      }
     }
     const fixtures = existsSync(FIXTURES)
       ? readdirSync(FIXTURES)
@@ -188,10 +194,13 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
           }))
       : [];
 
+    for (const f of fixtures) {
+      assert.equal(encryptedPayloads(f.history, ENCRYPTED_ENCODING), 0, `${f.workflowId} is plain`);
+    }
     const results: string[] = [];
     // Fresh histories hold encrypted payloads: replay decodes them with the same codec.
     const replays = Worker.runReplayHistories(
-      { workflowBundle: await workflowBundle(), dataConverter: dataConverterFor(testConfig()) },
+      { workflowBundle: await workflowBundle(), dataConverter: converter },
       [...recorded, ...fixtures],
     );
     for await (const r of replays) {
