@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -19,6 +19,33 @@ import { workflowBundle } from '../../support/workflow-bundle';
  * is meant to be incompatible (and then keep the previous set under a new prefix).
  */
 const FIXTURES = resolve(__dirname, '../../fixtures/histories');
+
+/** The current set, in the order the test records them (RECORD_HISTORIES writes these). */
+const CURRENT = [
+  'completed',
+  'declined',
+  'rejected',
+  'cancelled',
+  'duplicate',
+  'order-conflict',
+  'waited',
+  'parked-retried',
+  'cancellation',
+] as const;
+
+/**
+ * Every recorded history that must replay, as committed. The folder must hold exactly these:
+ * a missing or emptied folder, a lost file, or a new file nobody listed fails the guard
+ * (list a new fixture here when you record it).
+ */
+const EXPECTED_FIXTURES = [
+  ...CURRENT,
+  'v0-cancellation',
+  'v0-cancelled',
+  'v0-completed',
+  'v0-declined',
+  'v0-rejected',
+].map((name) => `${name}.pb`);
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -102,34 +129,34 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
     });
     await keep(cancellationId);
 
+    assert.equal(recorded.length, CURRENT.length, 'one fresh history per current fixture name');
     if (process.env.RECORD_HISTORIES) {
       mkdirSync(FIXTURES, { recursive: true });
-      const names = [
-        'completed',
-        'declined',
-        'rejected',
-        'cancelled',
-        'duplicate',
-        'order-conflict',
-        'waited',
-        'parked-retried',
-        'cancellation',
-      ];
       recorded.forEach((r, i) =>
         writeFileSync(
-          join(FIXTURES, `${names[i]}.pb`),
+          join(FIXTURES, `${CURRENT[i]}.pb`),
           temporal.api.history.v1.History.encode(r.history).finish(),
         ),
       );
     }
-    const fixtures = existsSync(FIXTURES)
-      ? readdirSync(FIXTURES)
-          .filter((f) => f.endsWith('.pb'))
-          .map((f) => ({
-            workflowId: `fixture-${f}`,
-            history: temporal.api.history.v1.History.decode(readFileSync(join(FIXTURES, f))),
-          }))
-      : [];
+    // Throws on a missing folder: no fixtures is a failed guard, never an empty pass.
+    const onDisk = readdirSync(FIXTURES).filter((f) => f.endsWith('.pb'));
+    assert.deepEqual(
+      [...onDisk].sort(),
+      [...EXPECTED_FIXTURES].sort(),
+      'the recorded histories on disk are the committed list',
+    );
+    const fixtures = onDisk.map((f) => {
+      const history = temporal.api.history.v1.History.decode(readFileSync(join(FIXTURES, f)));
+      // An empty or truncated file decodes to a history with no events, which proves nothing.
+      assert.equal(
+        history.events?.[0]?.eventType,
+        temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+        `${f} starts with WorkflowExecutionStarted`,
+      );
+      assert.ok(history.events!.length >= 5, `${f} holds a whole run`);
+      return { workflowId: `fixture-${f}`, history };
+    });
 
     const results: string[] = [];
     // Fresh histories hold encrypted payloads: replay decodes them with the same codec.
@@ -141,7 +168,13 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
       assert.equal(r.error, undefined, `${r.workflowId}: ${String(r.error)}`);
       results.push(r.workflowId);
     }
-    assert.equal(results.length, recorded.length + fixtures.length);
-    assert.ok(recorded.length === 9);
+    assert.deepEqual(
+      [...results].sort(),
+      [
+        ...recorded.map((r) => r.workflowId),
+        ...EXPECTED_FIXTURES.map((f) => `fixture-${f}`),
+      ].sort(),
+      'every fresh history and every committed fixture replayed, each once',
+    );
   });
 });
