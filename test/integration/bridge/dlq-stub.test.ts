@@ -1,6 +1,5 @@
 import { strict as assert } from 'node:assert';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { ConfigResourceTypes, ConfigSource } from 'kafkajs';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import {
@@ -10,6 +9,7 @@ import {
 } from '../../../src/kafka-bridge/dlq-stub';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { BridgeHarness } from '../../support/bridge-harness';
+import { setTopicConfig } from '../../support/topic-config';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -39,35 +39,6 @@ async function counter(
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Sets one topic config, keeping the topic's other overrides (AlterConfigs replaces them all). */
-async function setTopicConfig(h: BridgeHarness, topic: string, name: string, value: string) {
-  const admin = h.kafka.admin();
-  await admin.connect();
-  try {
-    const { resources } = await admin.describeConfigs({
-      includeSynonyms: false,
-      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
-    });
-    const overrides = resources[0]!.configEntries.filter(
-      (e) => e.configSource === ConfigSource.TOPIC_CONFIG,
-    );
-    const entries = new Map(overrides.map((e) => [e.configName, e.configValue]));
-    entries.set(name, value);
-    await admin.alterConfigs({
-      validateOnly: false,
-      resources: [
-        {
-          type: ConfigResourceTypes.TOPIC,
-          name: topic,
-          configEntries: [...entries].map(([n, v]) => ({ name: n, value: v })),
-        },
-      ],
-    });
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 /**
  * What the DLQ writes when it cannot write the poison whole, on the real broker: a DLQ topic
@@ -134,7 +105,7 @@ describe('bridge: the DLQ stub record on the real broker (real Kafka, Temporal, 
     await h.setUp(1);
     // The operator's mistake: the DLQ topic's limit lowered afterwards, far below the poison.
     // (The bridge does not re-check topic configs; `npm run setup` would raise it again.)
-    await setTopicConfig(h, h.dlqTopic, 'max.message.bytes', String(64 * KIB));
+    await setTopicConfig(h.kafka, h.dlqTopic, 'max.message.bytes', String(64 * KIB));
     const bridge = await h.startBridge();
 
     // ~1.6 MiB of random base64: over the bridge's 1 MiB limit (`oversized`) and, gzipped by
