@@ -28,7 +28,21 @@ export class CommitWatcher {
     });
   }
 
+  /** One look; true once stop() was called before it began (that look is the last). */
   private async check(): Promise<boolean> {
+    const last = this.stopped;
+    try {
+      await this.look();
+    } catch (err) {
+      // waitFor takes a throw for "not yet": fine while watching, but after stop() the
+      // watch must end, and the failed look is reported instead.
+      if (!last) throw err;
+      this.violations.push(`the last look failed: ${(err as Error).message}`);
+    }
+    return last;
+  }
+
+  private async look(): Promise<void> {
     const committed = (await this.h.committedOffsets()).get(this.partition) ?? -1;
     if (committed > (this.seen.at(-1) ?? -1)) {
       const dlq = await this.h.readDlq();
@@ -42,7 +56,6 @@ export class CommitWatcher {
           this.violations.push(`committed ${committed} with poison offset ${o} not in the DLQ`);
       this.seen.push(committed);
     }
-    return this.stopped;
   }
 
   /** Stops watching after one last look. */
