@@ -51,10 +51,11 @@ export function postJson(
       agent,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
     });
-    const timer = setTimeout(
-      () => req.destroy(new HttpTimeoutError(`no complete response within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    let deadline: HttpTimeoutError | undefined;
+    const timer = setTimeout(() => {
+      deadline = new HttpTimeoutError(`no complete response within ${timeoutMs} ms`);
+      req.destroy(deadline);
+    }, timeoutMs);
     req.once('error', (err) => {
       clearTimeout(timer);
       reject(err);
@@ -62,7 +63,21 @@ export function postJson(
     req.once('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('error', () => undefined); // the request's error handler reports it
+      // Once the response has begun, a connection that dies does not fail the request: the
+      // response ends without 'end' ('aborted', then 'error' or 'close'). Without this the
+      // call would wait for its deadline (minutes) for a body that can no longer come.
+      const cut = () => {
+        if (res.complete) return;
+        clearTimeout(timer);
+        if (deadline) return reject(deadline); // our own deadline cut it
+        const err: NodeJS.ErrnoException = new Error(
+          'the provider closed the connection before the response body ended',
+        );
+        err.code = 'ECONNRESET';
+        reject(err);
+      };
+      res.once('error', cut);
+      res.once('close', cut);
       res.once('end', () => {
         clearTimeout(timer);
         let json: Record<string, unknown> = {};

@@ -2,9 +2,13 @@ import { ConfigError, redactConfig, type Config } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { createLogger } from '../logger';
 import { EncryptionCodec } from '../temporal/encryption-codec';
-import { startCodecServer } from './server';
+import { isLoopbackHost, startCodecServer } from './server';
 
-/** The codec server needs a key ring, and a token unless CODEC_SERVER_AUTH=none says otherwise. */
+/**
+ * The codec server needs a key ring, and a token unless CODEC_SERVER_AUTH=none says otherwise;
+ * `none` only on loopback. Checked here, not in a compose file, so it holds wherever it runs:
+ * without authentication the server decrypts any history for anyone who reaches it.
+ */
 export function checkCodecServerConfig(config: Config): void {
   const problems: Array<{ setting: string; message: string }> = [];
   if (!config.encryption.ring) {
@@ -17,6 +21,15 @@ export function checkCodecServerConfig(config: Config): void {
     problems.push({
       setting: 'CODEC_SERVER_TOKEN',
       message: 'is required (or CODEC_SERVER_AUTH=none, for a loopback dev server only)',
+    });
+  }
+  if (config.codecServer.auth === 'none' && !isLoopbackHost(config.codecServer.host)) {
+    problems.push({
+      setting: 'CODEC_SERVER_AUTH',
+      message:
+        `is none but CODEC_SERVER_HOST=${config.codecServer.host} is not a loopback address: ` +
+        'anyone who reaches it could decrypt every history; set CODEC_SERVER_TOKEN with ' +
+        'CODEC_SERVER_AUTH=token, or bind 127.0.0.1 behind an authenticating proxy',
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -35,7 +48,9 @@ async function main(): Promise<void> {
   const log = createLogger('codec-server', config.logLevel);
   const { codecServer } = config;
   const server = await startCodecServer({
-    codec: new EncryptionCodec(config.encryption.ring!),
+    // Display only: a payload that is not encrypted is shown as it is (Temporal holds it in
+    // clear anyway), so strict mode stays with the processes that act on payloads.
+    codecFor: (namespace) => new EncryptionCodec(config.encryption.ring!, { namespace }),
     corsOrigin: codecServer.corsOrigin,
     token: codecServer.auth === 'token' ? codecServer.token : undefined,
     namespace: config.temporal.namespace,

@@ -5,7 +5,11 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 
 /** Options of the codec server (the Web UI's remote codec: POST /encode and /decode). */
 export interface CodecServerOptions {
-  codec: PayloadCodec;
+  /**
+   * The codec for one namespace: payloads are bound to their namespace (associated data), so
+   * each request is decoded as the namespace it names (`X-Namespace`, default `namespace`).
+   */
+  codecFor: (namespace: string) => PayloadCodec;
   /** The only origin browsers may call from (CORS), e.g. http://127.0.0.1:8233. */
   corsOrigin: string;
   /** Required bearer token; undefined = no authentication (loopback dev use only). */
@@ -88,10 +92,31 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
+ * Whether `host` only accepts connections from this machine: 127.0.0.0/8, ::1 (also as
+ * ::ffff:127.x) or `localhost`. Anything else (0.0.0.0, ::, a LAN or container address) is
+ * reachable by others.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return v4 !== null && v4.slice(1).every((o) => Number(o) <= 255) && v4[1] === '127';
+}
+
+/**
  * The remote codec the Temporal Web UI (and `temporal` CLI) calls to show decrypted payloads.
  * Closed by default: loopback, one CORS origin, a bearer token, one namespace.
  */
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (options.token === undefined && !isLoopbackHost(host)) {
+    // The config check (checkCodecServerConfig) names the setting; this is the backstop for
+    // any other caller.
+    throw new Error(`codec server without a token must bind a loopback address, not ${host}`);
+  }
   const limit = options.maxBodyBytes ?? 8 << 20;
   const onProblem = options.onProblem ?? (() => undefined);
 
@@ -135,10 +160,11 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       const given = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
       if (!sameSecret(given, options.token)) throw new RequestError(401, 'bearer token required');
     }
-    const namespace = req.headers['x-namespace'];
-    if (namespace !== undefined && namespace !== options.namespace) {
+    const asked = req.headers['x-namespace'];
+    if (asked !== undefined && asked !== options.namespace) {
       throw new RequestError(403, 'namespace not served here');
     }
+    const codec = options.codecFor(options.namespace);
     const body = (await readBody(req, limit)) as { payloads?: unknown };
     if (!body || !Array.isArray(body.payloads)) {
       throw new RequestError(400, 'body must be {"payloads": [...]}');
@@ -146,8 +172,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     const payloads = (body.payloads as JsonPayload[]).map(fromJson);
     const out =
       path === '/encode'
-        ? await options.codec.encode(payloads)
-        : await options.codec.decode(payloads).catch((err: unknown) => {
+        ? await codec.encode(payloads)
+        : await codec.decode(payloads).catch((err: unknown) => {
             throw new RequestError(422, (err as Error).message);
           });
     send(req, res, 200, { payloads: out.map(toJson) });
@@ -164,12 +190,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+  const shown = address.includes(':') ? `[${address}]` : address;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${shown}:${port}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {

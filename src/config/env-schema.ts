@@ -47,13 +47,31 @@ export const positiveInt = z.coerce
 
 export const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
+/** The URL, or undefined when `text` is not one (refinements run even after `url` failed). */
+function parseUrl(text: string): URL | undefined {
+  return URL.canParse(text) ? new URL(text) : undefined;
+}
+
 export const url = z
   .string()
   .trim()
   .refine((s) => URL.canParse(s), 'must be a URL');
 
+/**
+ * An http(s) URL with a host. `URL.canParse` alone accepts `localhost:8080` (scheme
+ * `localhost:`, no host), whose origin is the string `null`: as a CORS origin that would let
+ * any sandboxed iframe or `file:` page in, and as a link base it leads nowhere.
+ */
+export const httpUrl = z
+  .string()
+  .trim()
+  .refine((s) => {
+    const u = parseUrl(s);
+    return u !== undefined && (u.protocol === 'http:' || u.protocol === 'https:') && u.host !== '';
+  }, 'must be an http:// or https:// URL with a host (e.g. http://127.0.0.1:8233)');
+
 export const postgresUrl = url.refine(
-  (s) => /^postgres(ql)?:$/.test(new URL(s).protocol),
+  (s) => /^postgres(ql)?:$/.test(parseUrl(s)?.protocol ?? ''),
   'must be a postgres:// URL',
 );
 
@@ -90,13 +108,15 @@ export const millisOrOff = z.coerce
 export const schemaName = z.string().trim().regex(SCHEMA_NAME, SCHEMA_NAME_RULE);
 
 /**
- * DATABASE_SSL: `require` encrypts and verifies the certificate chain (against
- * DATABASE_SSL_CA_PATH or the system CAs) but not the host name; `verify-full` checks both.
- * There is no mode that encrypts without verifying: that protects against nobody.
+ * DATABASE_SSL, in libpq's words but never weaker than libpq: `require` and `verify-full`
+ * encrypt and verify the certificate chain (against DATABASE_SSL_CA_PATH or the system CAs)
+ * AND the host name; `verify-ca` verifies the chain only (a server reached by an IP or an
+ * alias its certificate does not name). There is no mode that encrypts without verifying:
+ * that protects against nobody.
  */
 export const sslMode = z.enum(
-  ['disable', 'require', 'verify-full'],
-  'must be disable, require or verify-full',
+  ['disable', 'require', 'verify-ca', 'verify-full'],
+  'must be disable, require, verify-ca or verify-full',
 );
 
 export const saslMechanism = z.enum(

@@ -10,6 +10,8 @@ export interface EncryptionConfig {
   ring?: KeyRing;
   /** IDs of the ring's keys, current first (safe to log). */
   keyIds: string[];
+  /** ONCEFLOW_ENCRYPTION_STRICT: refuse payloads that are not encrypted. */
+  strict: boolean;
 }
 
 /**
@@ -36,17 +38,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function loadKeyRing(e: Env, problems: SettingProblem[]): EncryptionConfig {
   const off = e.ONCEFLOW_ENCRYPTION === 'off';
+  const strict = e.ONCEFLOW_ENCRYPTION_STRICT;
+  if (off && strict) {
+    problems.push({
+      setting: 'ONCEFLOW_ENCRYPTION_STRICT',
+      message: 'is true but ONCEFLOW_ENCRYPTION=off: nothing could be read',
+    });
+  }
   try {
     const ring = e.ONCEFLOW_ENCRYPTION_KEYS
       ? parseKeyRing(e.ONCEFLOW_ENCRYPTION_KEYS, 'ONCEFLOW_ENCRYPTION_KEYS')
       : e.ONCEFLOW_ENCRYPTION_KEY_FILE
         ? readKeyFile(e.ONCEFLOW_ENCRYPTION_KEY_FILE, 'ONCEFLOW_ENCRYPTION_KEY_FILE')
         : undefined;
-    return { off, ring: off ? undefined : ring, keyIds: ring ? [...ring.byId.keys()] : [] };
+    return {
+      off,
+      ring: off ? undefined : ring,
+      keyIds: ring ? [...ring.byId.keys()] : [],
+      strict,
+    };
   } catch (err) {
     if (!(err instanceof KeyRingError)) throw err;
     problems.push({ setting: err.setting, message: err.message.slice(err.setting.length + 2) });
-    return { off, keyIds: [] };
+    return { off, keyIds: [], strict };
   }
 }
 
@@ -93,6 +107,17 @@ function crossCheck(e: Env): SettingProblem[] {
     problems.push({
       setting: 'KAFKA_SASL_MECHANISM',
       message: 'is required when SASL credentials are set',
+    });
+  }
+  // PLAIN sends the password itself on every connection (SCRAM never does): without TLS
+  // anyone on the path reads it. Said out loud, or refused.
+  const kafkaTls = Boolean(e.KAFKA_SSL || e.KAFKA_SSL_CA_PATH);
+  if (e.KAFKA_SASL_MECHANISM === 'plain' && !kafkaTls && !e.KAFKA_SASL_PLAIN_WITHOUT_TLS) {
+    problems.push({
+      setting: 'KAFKA_SASL_MECHANISM',
+      message:
+        'is plain but KAFKA_SSL is off: the password would cross the network in clear; turn ' +
+        'KAFKA_SSL on, use scram-sha-256/512, or set KAFKA_SASL_PLAIN_WITHOUT_TLS=true',
     });
   }
   // pg lets TLS parameters in the URL override DATABASE_SSL (`?sslmode=disable` would turn TLS

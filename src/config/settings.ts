@@ -16,7 +16,7 @@ import {
   saslMechanism,
   schemaName,
   sslMode,
-  url,
+  httpUrl,
 } from './env-schema';
 
 /**
@@ -41,9 +41,11 @@ export const SETTINGS = {
     doc: 'Task queue shared by the worker and the bridge.',
   },
   TEMPORAL_UI_URL: {
-    parse: url,
+    parse: httpUrl,
     default: 'http://127.0.0.1:8233',
-    doc: 'Base URL of the Temporal Web UI, used to print links to runs.',
+    doc:
+      'Base URL of the Temporal Web UI (http:// or https://), used to print links to runs; its ' +
+      "origin is the codec server's CORS origin unless CODEC_SERVER_CORS_ORIGIN says otherwise.",
   },
   TEMPORAL_TLS: {
     parse: bool,
@@ -85,6 +87,15 @@ export const SETTINGS = {
   KAFKA_SASL_MECHANISM: { parse: saslMechanism, doc: 'SASL mechanism (with credentials).' },
   KAFKA_SASL_USERNAME: { parse: nonEmpty, doc: 'SASL user name.' },
   KAFKA_SASL_PASSWORD: { parse: nonEmpty, doc: 'SASL password.', secret: true },
+  KAFKA_SASL_PLAIN_WITHOUT_TLS: {
+    parse: bool,
+    default: 'false',
+    doc:
+      '`true` lets KAFKA_SASL_MECHANISM=plain run without TLS (KAFKA_SSL), which sends the ' +
+      'password in clear on every connection: only for a broker on a network you trust ' +
+      '(loopback, a sidecar). Otherwise that combination is a config error.',
+    shownDefault: 'off',
+  },
   DATABASE_URL: {
     parse: postgresUrl,
     default: 'postgres://onceflow@127.0.0.1:55432/onceflow',
@@ -94,9 +105,15 @@ export const SETTINGS = {
   DATABASE_SSL: {
     parse: sslMode,
     default: 'disable',
-    doc: '`require` verifies the certificate chain, `verify-full` also the host name.',
+    doc:
+      '`require` (or its libpq name `verify-full`) verifies the certificate chain and the host ' +
+      'name; `verify-ca` the chain only, for a server reached by a name its certificate does ' +
+      'not carry. No mode encrypts without verifying.',
   },
-  DATABASE_SSL_CA_PATH: { parse: nonEmpty, doc: 'CA of the Postgres server certificate.' },
+  DATABASE_SSL_CA_PATH: {
+    parse: nonEmpty,
+    doc: 'CA of the Postgres server certificate (default: the system CAs).',
+  },
   DATABASE_SCHEMA: {
     parse: schemaName,
     default: 'public',
@@ -206,10 +223,13 @@ export const SETTINGS = {
   LEDGER_RETENTION_DAYS: {
     parse: positiveInt,
     default: '30',
-    doc: 'Days the ledger remembers an identity (the ledger reaper deletes older rows).',
+    doc:
+      'Days the ledger remembers an identity (the ledger reaper deletes older rows); the reaper ' +
+      'refuses a value below BRIDGE_DLQ_RETENTION_DAYS, since a DLQ entry replayed after its ' +
+      'row was reaped would start its workflow again.',
   },
   PROVIDERS_URL: {
-    parse: url,
+    parse: httpUrl,
     default: 'http://127.0.0.1:4010',
     doc: 'Base URL of the sandbox providers (payments, mail); their server listens on its port.',
   },
@@ -242,6 +262,17 @@ export const SETTINGS = {
       '(ONCEFLOW_ENCRYPTION_KEYS or ONCEFLOW_ENCRYPTION_KEY_FILE; the local stack makes a dev ' +
       'key). `off` must be said explicitly: histories then hold customer data in plaintext.',
   },
+  ONCEFLOW_ENCRYPTION_STRICT: {
+    parse: bool,
+    default: 'false',
+    doc:
+      '`true`: a payload that is not encrypted is refused when decoded (the workflow task or ' +
+      'the call fails) instead of passed through, so nothing written without a key (a forged ' +
+      'signal, a process left on ONCEFLOW_ENCRYPTION=off) is ever acted on. Off by default so ' +
+      'histories written before encryption was turned on stay readable; turn it on once they ' +
+      'have left the namespace retention (a new install can at once: docker-compose does).',
+    shownDefault: 'off',
+  },
   ONCEFLOW_ENCRYPTION_KEYS: {
     parse: nonEmpty,
     doc: '`id1:base64key,id2:base64key`: the first key encrypts, all decrypt (rotation).',
@@ -265,9 +296,10 @@ export const SETTINGS = {
     parse: z.enum(['token', 'none'], 'must be token or none'),
     default: 'token',
     doc:
-      '`token`: every request needs `Authorization: Bearer $CODEC_SERVER_TOKEN` (the Web UI ' +
-      "forwards the user's token to an HTTPS endpoint). `none`: loopback dev use only (the " +
-      "local stack's dev server UI sends no token).",
+      '`token`: every request needs `Authorization: Bearer $CODEC_SERVER_TOKEN`. `none`: no ' +
+      'authentication, refused unless CODEC_SERVER_HOST is a loopback address (the local ' +
+      "stack's dev UI, or an authenticating proxy on the same host in front of it: README, " +
+      '"Privacy and the perimeter").',
   },
   CODEC_SERVER_TOKEN: { parse: nonEmpty, doc: 'Bearer token of the codec server.', secret: true },
   CUSTOMER_ID_SEARCH_ATTRIBUTE: {
@@ -284,7 +316,7 @@ export const SETTINGS = {
     secret: true,
   },
   CODEC_SERVER_CORS_ORIGIN: {
-    parse: url,
+    parse: httpUrl,
     doc: 'The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL.',
     shownDefault: "the UI's origin",
   },

@@ -23,13 +23,33 @@ export class MigrationError extends Error {
 }
 
 /**
+ * The versions applied in `schema` (quoted), or undefined when its schema_migrations table
+ * does not exist yet. Reads only: a role without DDL rights can ask.
+ */
+async function appliedVersions(pool: pg.Pool, schema: string): Promise<Set<number> | undefined> {
+  const { rows } = await pool.query<{ present: boolean }>(
+    'SELECT to_regclass($1) IS NOT NULL AS present',
+    [`${schema}.schema_migrations`],
+  );
+  if (!rows[0]?.present) return undefined;
+  const applied = await pool.query<{ version: number }>(
+    `SELECT version FROM ${schema}.schema_migrations`,
+  );
+  return new Set(applied.rows.map((r) => r.version));
+}
+
+/**
  * Applies pending migrations. Concurrent callers (a worker and a bridge starting together)
  * serialise on an advisory lock, so each version is applied exactly once. Returns the
- * versions applied by this call.
+ * versions applied by this call. A schema that is up to date is only read, never altered:
+ * the bridge and the sandbox call this at start, and in production they run as a role
+ * without DDL rights (docker-compose's `onceflow_app`) while setup migrates as the owner.
  */
 export async function migrate(pool: pg.Pool, options: MigrateOptions = {}): Promise<number[]> {
   const schema = quoteSchema(options.schema ?? 'public');
   const pending = [...(options.migrations ?? allMigrations)].sort((a, b) => a.version - b.version);
+  const applied = await appliedVersions(pool, schema);
+  if (applied && pending.every((m) => applied.has(m.version))) return [];
   const client = await pool.connect();
   try {
     // Session-level lock keyed on the schema, held across the per-migration transactions.
@@ -46,7 +66,7 @@ export async function migrate(pool: pg.Pool, options: MigrateOptions = {}): Prom
         `SELECT version FROM ${schema}.schema_migrations`,
       );
       const done = new Set(rows.map((r) => r.version));
-      const applied: number[] = [];
+      const appliedNow: number[] = [];
       for (const m of pending.filter((m) => !done.has(m.version))) {
         await client.query('BEGIN');
         try {
@@ -57,13 +77,13 @@ export async function migrate(pool: pg.Pool, options: MigrateOptions = {}): Prom
             [m.version, m.name],
           );
           await client.query('COMMIT');
-          applied.push(m.version);
+          appliedNow.push(m.version);
         } catch (err) {
           await client.query('ROLLBACK');
           throw new MigrationError(m.version, m.name, err);
         }
       }
-      return applied;
+      return appliedNow;
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`onceflow-migrate:${schema}`]);
     }

@@ -31,8 +31,9 @@ export function schemaOfPool(pool: pg.Pool): string | undefined {
 }
 
 /**
- * A pg pool from config. SSL `require` verifies the certificate chain, `verify-full` also
- * the host name; the URL carries no TLS parameters (config rejects them, pg would let them win).
+ * A pg pool from config. SSL `require` and `verify-full` verify the certificate chain and the
+ * host name, `verify-ca` the chain only; the URL carries no TLS parameters (config rejects
+ * them, pg would let them win).
  */
 export function createPool(database: Config['database'], options: CreatePoolOptions = {}): pg.Pool {
   const ssl =
@@ -40,8 +41,10 @@ export function createPool(database: Config['database'], options: CreatePoolOpti
       ? undefined
       : {
           rejectUnauthorized: true,
-          // `require`: the chain is checked, the name is not (a server reached by IP or alias).
-          ...(database.ssl === 'require' ? { checkServerIdentity: () => undefined } : {}),
+          // `verify-ca`: the chain is checked, the name is not (a server reached by IP or an
+          // alias). Every other mode keeps Node's host-name check: a valid certificate for
+          // another host (any CA customer's) must not do.
+          ...(database.ssl === 'verify-ca' ? { checkServerIdentity: () => undefined } : {}),
           ca: database.sslCaPath ? readFileSync(database.sslCaPath, 'utf8') : undefined,
         };
   const schema = checkSchemaName(options.schema ?? database.schema);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IHeaders, Kafka } from 'kafkajs';
 import { readTopicsToEnd } from '../kafka/topic-reader';
 import { DLQ_HEADER, readDlqHeaders, type DlqHeaders } from './dlq-message';
+import { isDlqStub } from './dlq-stub-format';
 
 /** One dead-lettered message as read back from a DLQ topic. */
 export interface DlqEntry extends DlqHeaders {
@@ -12,14 +13,17 @@ export interface DlqEntry extends DlqHeaders {
   key: Buffer | null;
   value: Buffer | null;
   headers: IHeaders;
+  /**
+   * A stub record (`dlq-stub: true`, src/events/dlq-stub-format.ts): its value describes the
+   * message, which stayed in the source topic; replaying the stub itself would be wrong.
+   */
+  stub: boolean;
 }
 
 /** Options of readDlq. */
 export interface ReadDlqOptions {
   /** Give up when the end is not reached in this time. Default: 60 000 ms. */
   timeoutMs?: number;
-  /** Told the snapshot's end offset per partition (what `dlq replay` marks as handled). */
-  onEnds?: (ends: ReadonlyMap<number, bigint>) => void;
 }
 
 /**
@@ -34,7 +38,7 @@ export async function readDlq(
   options: ReadDlqOptions = {},
 ): Promise<DlqEntry[]> {
   const entries: DlqEntry[] = [];
-  const { ends } = await readTopicsToEnd(
+  await readTopicsToEnd(
     kafka,
     [dlqTopic],
     (_topic, partition, message) => {
@@ -47,6 +51,7 @@ export async function readDlq(
         key: message.key,
         value: message.value,
         headers,
+        stub: isDlqStub(headers),
         ...readDlqHeaders(headers),
       });
     },
@@ -55,7 +60,6 @@ export async function readDlq(
       timeoutMs: options.timeoutMs ?? 60_000,
     },
   );
-  options.onEnds?.(ends.get(dlqTopic) ?? new Map());
   return entries.sort((a, b) =>
     a.partition !== b.partition ? a.partition - b.partition : Number(a.offset) - Number(b.offset),
   );
@@ -70,7 +74,8 @@ export async function readDlq(
  */
 export function replayHeaders(headers: IHeaders): IHeaders {
   const keep = new Set<string>([DLQ_HEADER.firstFailedAt, DLQ_HEADER.failureCount]);
-  const out: IHeaders = {};
+  // No prototype: a header named `__proto__` stays an ordinary header, never a prototype swap.
+  const out: IHeaders = Object.create(null) as IHeaders;
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     if (name.startsWith('dlq-') && !keep.has(name)) continue;

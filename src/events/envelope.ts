@@ -53,9 +53,11 @@ const BODY_FIELDS = ['eventId', 'eventType', 'aggregateId', 'aggregateVersion', 
 /** Longest accepted event ID, aggregate ID or event type: they end up in workflow IDs. */
 export const MAX_ID_LENGTH = 200;
 
-// Control characters in an ID would make workflow IDs and log lines unreadable or ambiguous.
+// Control characters in an ID would make workflow IDs and log lines unreadable or ambiguous:
+// C0, DEL and C1 (U+0080–U+009F: U+009B is a one-character CSI, which many terminals read
+// as ESC [), as the data schema's IDs already refuse them.
 // eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9._-]*$/;
 const POSITIVE_INT = /^[1-9][0-9]*$/;
 

@@ -25,7 +25,10 @@ export interface SanitizedHeaders {
   headers: SafeHeaders;
   /** Names of headers dropped because their value is not a string or Buffer (e.g. null). */
   dropped: string[];
-  /** Header values seen, each value of a repeated header and each dropped header counted. */
+  /**
+   * Header values sent: each value of a repeated header (null ones too) and each dropped
+   * header counted.
+   */
   count: number;
   /** UTF-8 bytes of header names and values seen, each value counted with its name. */
   bytes: number;
@@ -53,6 +56,13 @@ function usableValue(headers: object, name: string): HeaderValue | HeaderValue[]
   return values.length > 0 ? values : undefined;
 }
 
+/** How many values the producer sent under one name: an array's length, else 1. */
+function rawValueCount(headers: object, name: string): number {
+  const descriptor = Object.getOwnPropertyDescriptor(headers, name);
+  const raw: unknown = descriptor && 'value' in descriptor ? descriptor.value : undefined;
+  return Array.isArray(raw) ? Math.max(1, raw.length) : 1;
+}
+
 /**
  * Own, well-typed headers of a message plus the names of those dropped. Linear in the number
  * of headers; never throws, whatever `headers` is.
@@ -67,17 +77,18 @@ export function sanitizeHeaders(headers: IHeaders | undefined | null): Sanitized
   for (const name of Object.keys(headers)) {
     const value = usableValue(headers, name);
     const nameBytes = Buffer.byteLength(name, 'utf8');
+    // The bound counts what the producer sent, not what survives: every value of a repeated
+    // header counts, null ones included (Kafka allows them), so 10,000 null repeats of one
+    // name cannot pass as one header.
+    const sent = rawValueCount(headers, name);
+    count += sent;
+    bytes += nameBytes * sent;
     if (value === undefined) {
       dropped.push(name);
-      count++;
-      bytes += nameBytes;
       continue;
     }
     out[name] = value;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      count++;
-      bytes += nameBytes + byteLength(v);
-    }
+    for (const v of Array.isArray(value) ? value : [value]) bytes += byteLength(v);
   }
   return { headers: out, dropped, count, bytes };
 }

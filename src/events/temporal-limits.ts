@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { markdownCode } from '../util/shell-quote';
 
 /**
  * Temporal's size limits on what the bridge sends with a start, checked before the start so a
@@ -50,6 +51,21 @@ export function truncateText(text: string, maxBytes: number, maxChars = Infinity
     chars += ch.length;
   }
   return out + ELLIPSIS;
+}
+
+/**
+ * `text` as a Markdown code span (markdownCode) of at most `maxBytes`, shortened with `…`
+ * INSIDE the span when it does not fit: cutting a finished summary could drop the closing
+ * fence, and everything after an unclosed fence would be read as Markdown again.
+ */
+export function markdownCodeWithin(text: string, maxBytes: number): string {
+  let budget = maxBytes;
+  for (;;) {
+    const span = markdownCode(truncateText(text, budget));
+    const over = utf8Length(span) - maxBytes;
+    if (over <= 0 || budget <= 8) return span;
+    budget -= over;
+  }
 }
 
 /**

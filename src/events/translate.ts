@@ -7,7 +7,12 @@ import {
 } from './envelope';
 import { deriveIdentity, deriveWorkflowId, fingerprint } from './identity';
 import type { RouteTable } from './routes';
-import { boundKeyword, MAX_SUMMARY_BYTES, truncateText } from './temporal-limits';
+import {
+  boundKeyword,
+  markdownCodeWithin,
+  MAX_SUMMARY_BYTES,
+  truncateText,
+} from './temporal-limits';
 
 /** Options of translateMessage; see ParseEnvelopeOptions for `maxBytes` and `keyMismatch`. */
 export type TranslateOptions = ParseEnvelopeOptions & {
@@ -208,7 +213,8 @@ function doTranslate(
     summary: truncateText(
       route.summarize
         ? route.summarize(data as never)
-        : `${envelope.eventType} ${envelope.aggregateId}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
+        : // The aggregate ID's span closes within the first 300 bytes, before any cut.
+          `${truncateText(envelope.eventType, 100)} ${markdownCodeWithin(envelope.aggregateId, 200)}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
       MAX_SUMMARY_BYTES,
     ),
   };

@@ -5,8 +5,12 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
+import { classifyError } from './classify-error';
+import { OPERATOR_FAULTS } from './error-codes';
+import { adviseFault, type FaultContext } from './fault-advice';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
+import { PartitionCommits } from './partition-commits';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
 import type { RouteTable } from '../events/routes';
@@ -49,6 +53,22 @@ export interface RunningBridge {
 }
 
 /**
+ * The role the pool logs in as (never its password), for naming it in a fix: the pool's own
+ * user or connection string's, as pg reads them.
+ */
+function databaseRoleOf(pool: pg.Pool): string | undefined {
+  const options = (pool as unknown as { options?: { user?: string; connectionString?: string } })
+    .options;
+  if (options?.user) return options.user;
+  try {
+    const user = decodeURIComponent(new URL(options?.connectionString ?? '').username);
+    return user || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The Kafka → Temporal bridge: consumes the source topics with manual commits and hands each
  * fetched batch to handleBatch. Poison goes to `<topic>.dlq` through an idempotent producer.
  */
@@ -63,7 +83,16 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
+    // A missing DLQ topic is an operator's to create (npm run setup): one the broker created
+    // on first write would have the broker's defaults, not the DLQ's retention and size. The
+    // write then fails as topic-missing and the partition stalls until it exists.
+    allowAutoTopicCreation: false,
   });
+  const faultContext: FaultContext = {
+    ledgerSchema: ledger.schema,
+    databaseRole: databaseRoleOf(options.pool),
+    temporalNamespace: options.client.options.namespace,
+  };
   const consumer = kafka.consumer({
     groupId: options.groupId ?? config.kafka.groupId,
     sessionTimeout: config.bridge.sessionTimeoutMs,
@@ -71,13 +100,31 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     heartbeatInterval: Math.min(3_000, Math.floor(config.bridge.sessionTimeoutMs / 10)),
     // One partition's batch is at most this much; bounds memory and time per commit.
     maxBytesPerPartition: 1024 * 1024,
+    // read_committed (KafkaJS's default, stated because it matters): a record of an aborted
+    // transaction must never start anything, and one of an open transaction only once it
+    // commits. kafka-fetch-patch.ts makes KafkaJS's filtering exact.
+    readUncommitted: false,
     // KafkaJS restarts the consumer only after retriable errors by default; a broker that is
     // down longer than its retries would leave the bridge idle. Always restart: offsets are
     // only committed for handled messages, so a restart loses and repeats nothing harmful.
     retry: {
       restartOnFailure: async (err) => {
-        log.warn({ err: err.message }, 'consumer failed; restarting');
         metrics.consumerRestarts.inc();
+        const classification = classifyError(err);
+        const fault = classification.fault;
+        if (classification.kind === 'transient' && fault) {
+          // The consumer's own Kafka refuses it (an ACL on the source topic or the group,
+          // credentials): the partitions stall while it restarts; say so, and what to fix.
+          metrics.transientRetries.inc({ dependency: 'kafka', fault });
+          if (OPERATOR_FAULTS.has(fault)) {
+            log.error(
+              { err: err.message, dependency: 'kafka', fault, code: classification.code },
+              adviseFault({ dependency: 'kafka', err, classification, context: faultContext }),
+            );
+            return true;
+          }
+        }
+        log.warn({ err: err.message }, 'consumer failed; restarting');
         return true;
       },
     },
@@ -87,7 +134,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   // Which partitions are ours, per generation: a batch stuck retrying an outage stops at once
   // when a rebalance takes its partition away, and never commits or dead-letters for it.
   const ownership = new PartitionOwnership();
+  const commits = new PartitionCommits();
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    commits.reset();
     ownership.assign(payload.memberAssignment);
     metrics.progress.retainOnly((topic, partition) => ownership.owns(topic, partition));
     log.info({ assignment: payload.memberAssignment }, 'partitions assigned');
@@ -101,6 +150,30 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     }
     throw err;
   };
+
+  // A fetch of nothing but transaction markers and aborted records never reaches eachBatch:
+  // KafkaJS passes over it in memory (and, with autoCommit off, commits nothing). Its fetch
+  // started at our handled prefix, so everything before its last record is handled: commit
+  // past it, or an idle partition ending with a marker stays one short of its end for good.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const { topic, partition, batchSize, firstOffset, lastOffset } = payload;
+    if (batchSize !== 0 || firstOffset === null || stopping) return;
+    if (!ownership.owns(topic, partition)) return;
+    const next = (BigInt(lastOffset) + 1n).toString();
+    commits
+      .commit(topic, partition, next, () =>
+        consumer.commitOffsets([{ topic, partition, offset: next }]),
+      )
+      .then((sent) => {
+        if (sent) metrics.progress.noteCommitted(topic, partition, next);
+      })
+      .catch((err: unknown) =>
+        log.warn(
+          { topic, partition, offset: next, err: (err as Error).message },
+          'commit past transaction markers failed; the next batch, or a restart, commits past them',
+        ),
+      );
+  });
 
   await producer.connect();
   await consumer.connect();
@@ -140,6 +213,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           concurrency: config.bridge.startConcurrency,
           backoff: options.backoff,
           maxAttempts: options.maxAttempts,
+          faultContext,
           now: () => new Date(),
         },
         {
@@ -147,12 +221,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           ownsPartition: () => lease.valid(),
           heartbeat: () => heartbeat().catch(noticeLoss),
           resolveOffset,
-          commit: (offset) =>
-            commitOffsetsIfNecessary({
-              topics: [
-                { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
-              ],
-            }).catch(noticeLoss),
+          commit: async (offset) => {
+            await commits.commit(batch.topic, batch.partition, offset, () =>
+              commitOffsetsIfNecessary({
+                topics: [
+                  { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
+                ],
+              }).catch(noticeLoss),
+            );
+          },
         },
       );
     },

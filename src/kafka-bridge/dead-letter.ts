@@ -30,7 +30,7 @@ export async function deadLetter(
     try {
       const record = buildDlqMessage({ ...failure, failedAt: deps.now() });
       await retryClassified(
-        () => callDependency('dlq', () => deps.sendToDlq(record), ctx.controls),
+        () => callDependency('dlq', () => deps.sendToDlq(record), ctx.controls, record.topic),
         retryOptions(ctx, 'dlq write'),
       );
     } catch (err) {
@@ -45,7 +45,8 @@ export async function deadLetter(
         'DLQ refused the full record; writing a stub',
       );
       await retryClassified(
-        () => callDependency('dlq', () => deps.sendToDlq(stubRecord), ctx.controls),
+        () =>
+          callDependency('dlq', () => deps.sendToDlq(stubRecord), ctx.controls, stubRecord.topic),
         retryOptions(ctx, 'dlq stub write', Number.POSITIVE_INFINITY),
       );
       stub = true;

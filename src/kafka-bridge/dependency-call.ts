@@ -1,5 +1,7 @@
 import { RetryAbortedError, type RetryOptions } from './backoff';
 import { describeError, type ErrorClassification } from './classify-error';
+import { OPERATOR_FAULTS } from './error-codes';
+import { adviseFault } from './fault-advice';
 import type { StepContext, StepControls } from './message-step';
 
 /** The dependency a failed call belongs to (the `dependency` label of the retry metrics). */
@@ -11,6 +13,8 @@ export class DependencyCallError extends Error {
   constructor(
     readonly dependency: Dependency,
     cause: unknown,
+    /** What was called on, when it helps name the fix (the DLQ topic). */
+    readonly target?: string,
   ) {
     super(`${dependency}: ${describeError(cause)}`, { cause });
   }
@@ -41,6 +45,7 @@ export async function callDependency<T>(
   dependency: Dependency,
   fn: (signal: AbortSignal) => Promise<T>,
   controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
+  target?: string,
 ): Promise<T> {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -60,7 +65,7 @@ export async function callDependency<T>(
     try {
       return await fn(abort.signal);
     } catch (err) {
-      throw new DependencyCallError(dependency, err);
+      throw new DependencyCallError(dependency, err, target);
     }
   })();
   let settled = false;
@@ -95,23 +100,40 @@ export function retryOptions(ctx: StepContext, what: string, maxAttempts?: numbe
       attempt: number,
       delayMs: number,
     ) => {
-      const dependency = err instanceof DependencyCallError ? err.dependency : 'none';
+      const call = err instanceof DependencyCallError ? err : undefined;
+      const dependency = call?.dependency ?? 'none';
       deps.metrics.failedAttempts.inc({ dependency, kind: classification.kind });
-      if (classification.kind === 'transient') deps.metrics.transientRetries.inc({ dependency });
-      ctx.log.warn(
-        {
-          what,
-          dependency,
-          classification:
-            `${classification.kind} ${classification.source} ${classification.code ?? ''}`.trim(),
-          attempt,
-          delayMs: Math.round(delayMs),
-          err: describeError(err),
-        },
-        classification.kind === 'transient'
-          ? 'dependency unavailable, retrying'
-          : 'failed, retrying a bounded number of times',
-      );
+      const fields = {
+        what,
+        dependency,
+        classification:
+          `${classification.kind} ${classification.source} ${classification.code ?? ''}`.trim(),
+        fault: classification.fault,
+        attempt,
+        delayMs: Math.round(delayMs),
+        err: describeError(err),
+      };
+      if (classification.kind !== 'transient') {
+        ctx.log.warn(fields, 'failed, retrying a bounded number of times');
+        return;
+      }
+      const fault = classification.fault ?? 'unavailable';
+      deps.metrics.transientRetries.inc({ dependency, fault });
+      if (call && OPERATOR_FAULTS.has(fault)) {
+        // The environment is wrong, not the message: say what to fix (fault-advice.ts).
+        ctx.log.error(
+          fields,
+          adviseFault({
+            dependency: call.dependency,
+            err,
+            classification,
+            context: deps.faultContext,
+            target: call.target,
+          }),
+        );
+      } else {
+        ctx.log.warn(fields, 'dependency unavailable, retrying');
+      }
     },
   };
 }

@@ -2,14 +2,18 @@ import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import { dlqTopicOf } from '../events/dlq-topic';
 import { DLQ_HEADER, MAX_DLQ_ERROR_LENGTH, type DlqRecord } from '../events/dlq-message';
+import { DLQ_STUB_HEADER, type DlqStubValue } from '../events/dlq-stub-format';
 import type { PoisonReason } from '../events/poison';
 
-/**
+// The format is owned by src/events (its reader, `dlq replay`, is not part of the bridge).
+export { DLQ_STUB_HEADER, type DlqStubValue } from '../events/dlq-stub-format';
+
+/*
  * The stub DLQ record: written instead of the full record when the DLQ refused the full one
  * for something the message carries (MESSAGE_TOO_LARGE, a header KafkaJS cannot encode, ...),
  * so the partition moves on and the message is not lost without a trace.
  *
- * Format (decided here, documented for operators):
+ * Format (built here; its header names and value type live in src/events/dlq-stub-format.ts):
  * - headers: the usual `dlq-*` headers (reason, error, source topic/partition/offset,
  *   first-failed-at, failure-count), plus `dlq-stub: true`, `dlq-stub-cause` (why the full
  *   record was refused) and `content-type: application/json`. Nothing of the original
@@ -21,12 +25,8 @@ import type { PoisonReason } from '../events/poison';
  *   unambiguous; the value may be anything), and the header names (at most
  *   {@link STUB_MAX_HEADER_NAMES}, each at most {@link STUB_MAX_HEADER_NAME_LENGTH}
  *   characters). The sha256 lets an operator match the stub against the source topic's copy
- *   (kept for the source topic's retention) or the producer's log.
+ *   (kept for the source topic's retention) or the producer's log; `dlq replay` does so.
  */
-export const DLQ_STUB_HEADER = {
-  stub: 'dlq-stub',
-  cause: 'dlq-stub-cause',
-} as const;
 
 /** Bytes of the value kept in the stub (base64 in `value.headBase64`). */
 export const STUB_HEAD_BYTES = 1024;
@@ -36,19 +36,6 @@ export const STUB_MAX_KEY_BYTES = 1024;
 export const STUB_MAX_HEADER_NAMES = 100;
 /** Characters kept of each listed header name. */
 export const STUB_MAX_HEADER_NAME_LENGTH = 200;
-
-/** The JSON value of a stub record. */
-export interface DlqStubValue {
-  stub: true;
-  reason: PoisonReason;
-  error: string;
-  /** Why the DLQ refused the full record. */
-  refusal: string;
-  source: { topic: string; partition: number; offset: string };
-  key: { size: number; sha256: string } | null;
-  value: { size: number; sha256: string; headBase64: string } | null;
-  headers: { count: number; names: string[]; namesTruncated: boolean };
-}
 
 export interface BuildDlqStubInput {
   /** The message as consumed; only sizes, hashes, a head and names are read. */

@@ -12,6 +12,7 @@ import { deadLetter } from './dead-letter';
 import { callDependency, retryOptions } from './dependency-call';
 import type { DlqRecord } from '../events/dlq-message';
 import type { LedgerView, BatchLedger } from './ledger-view';
+import type { FaultContext } from './fault-advice';
 import type { BridgeMetrics } from './metrics';
 import type { PoisonReason } from '../events/poison';
 import type { RouteTable } from '../events/routes';
@@ -40,6 +41,8 @@ export interface StepDeps {
   backoff?: BackoffOptions;
   /** Tries of a non-transient failure before dead-lettering. Default: DEFAULT_MAX_ATTEMPTS (3). */
   maxAttempts?: number;
+  /** What the log line of an environment fault names in its fix (fault-advice.ts). */
+  faultContext: FaultContext;
   now: () => Date;
 }
 

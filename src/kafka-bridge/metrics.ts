@@ -59,8 +59,8 @@ export function createBridgeMetrics(progress: PartitionProgress = new PartitionP
     }),
     transientRetries: new Counter({
       name: 'onceflow_bridge_transient_retries_total',
-      help: 'Retries because Temporal, Postgres or the DLQ producer was unavailable',
-      labelNames: ['dependency'] as const,
+      help: 'Retries because a dependency (temporal, postgres, dlq, or kafka for the consumer) was unavailable or refused the bridge for a reason an operator fixes; fault says which (error-codes.ts)',
+      labelNames: ['dependency', 'fault'] as const,
       registers: [registry],
     }),
     consumerRestarts: new Counter({
@@ -76,9 +76,14 @@ export function createBridgeMetrics(progress: PartitionProgress = new PartitionP
     }),
     lag: new Gauge({
       name: 'onceflow_bridge_consumer_lag',
-      help: 'High watermark minus the next offset to handle, per partition',
+      help: 'Messages readable but not yet handled, per partition: last stable offset (the high watermark when no transaction is open) minus the committed offset',
       labelNames: ['topic', 'partition'] as const,
       registers: [registry],
+      collect() {
+        this.reset();
+        for (const l of progress.lags())
+          this.set({ topic: l.topic, partition: String(l.partition) }, l.messages);
+      },
     }),
     progress,
     partitionStalled: new Gauge({

@@ -11,6 +11,7 @@ import {
   type StepDeps,
 } from './message-step';
 import { OffsetTracker } from './offset-tracker';
+import { readableEndOf } from '../kafka/kafka-fetch-patch';
 import type { RouteTable } from '../events/routes';
 import type { StartCommand, TranslateOptions, Translation } from '../events/translate';
 import { runLimited } from '../util/run-limited';
@@ -77,7 +78,7 @@ export async function handleBatch(
       topic,
       partition,
       batch.messages[0]!.offset,
-      batch.highWatermark,
+      readableEndOf(batch),
     );
   }
 
@@ -132,14 +133,24 @@ export async function handleBatch(
       deps.concurrency,
     );
   } finally {
-    const next = tracker.nextOffset();
+    const next = commitOffsetOf(batch, tracker);
     if (next !== undefined && controls.ownsPartition()) {
       await controls.commit(next);
       deps.metrics.progress.noteCommitted(topic, partition, next);
-      deps.metrics.lag.set(
-        { topic, partition: String(partition) },
-        Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))),
-      );
     }
   }
+}
+
+/**
+ * The offset to commit after a batch: past the handled prefix and, once every message of the
+ * batch is handled, past the records KafkaJS fetched but did not hand over (transaction
+ * markers and aborted records, which `batch.lastOffset()` still counts). A transactional
+ * producer ends each transaction with a marker on every partition it wrote, so without this
+ * an idle partition's committed offset would stay one short of its end for good.
+ */
+export function commitOffsetOf(batch: Batch, tracker: OffsetTracker): string | undefined {
+  const next = tracker.nextOffset();
+  if (next === undefined || tracker.handledPrefix < batch.messages.length) return next;
+  const pastBatch = BigInt(batch.lastOffset()) + 1n;
+  return pastBatch > BigInt(next) ? pastBatch.toString() : next;
 }

@@ -6,9 +6,11 @@ import {
 import type { SearchAttributePair } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { EventWorkflowInput } from '../events/workflow-input';
+import { classifyError } from './classify-error';
 import { classifyAlreadyStarted } from './dedup';
 import { MAX_DETAILS_BYTES, truncateText } from '../events/temporal-limits';
 import type { StartCommand } from '../events/translate';
+import { markdownCode } from '../util/shell-quote';
 
 export type StartOutcome =
   | { kind: 'started'; runId: string }
@@ -36,27 +38,31 @@ function searchAttributesOf(cmd: StartCommand): SearchAttributePair[] {
 
 /**
  * Static details in the Web UI: the event's identity and where it was consumed; at most
- * MAX_DETAILS_BYTES (Temporal's limit), which bounded IDs keep it far below anyway.
+ * MAX_DETAILS_BYTES (Temporal's limit), which bounded IDs keep it far below anyway. The UI
+ * renders them as Markdown: IDs the producer chose are code spans that no backtick can close
+ * (the event type is a checked name, the topic one of ours).
  */
 export function detailsOf(cmd: StartCommand, source: SourcePosition): string {
   return truncateText(
     [
-      `**event** ${cmd.eventType} \`${cmd.eventId}\``,
-      `**identity** \`${cmd.identity}\``,
+      `**event** ${cmd.eventType} ${markdownCode(cmd.eventId)}`,
+      `**identity** ${markdownCode(cmd.identity)}`,
       `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
-      `**fingerprint** \`${cmd.fingerprint}\``,
+      `**fingerprint** ${markdownCode(cmd.fingerprint)}`,
     ].join('\n\n'),
     MAX_DETAILS_BYTES,
   );
 }
 
-/** gRPC status INVALID_ARGUMENT: the request itself is wrong, retrying cannot help. */
-const GRPC_INVALID_ARGUMENT = 3;
-
+/**
+ * gRPC INVALID_ARGUMENT: the request itself is wrong, retrying cannot help; unless
+ * classifyError knows it for the namespace's fault (a search attribute the bridge sets is not
+ * registered), which an operator fixes and the bridge waits out.
+ */
 function isMessageFault(err: unknown): boolean {
   if (!(err instanceof ServiceError)) return false;
-  const code = (err.cause as { code?: number } | undefined)?.code;
-  return code === GRPC_INVALID_ARGUMENT;
+  const c = classifyError(err);
+  return c.kind === 'permanent' && c.source === 'temporal' && c.code === 'INVALID_ARGUMENT';
 }
 
 /**

@@ -30,7 +30,7 @@ export interface TopicReadResult {
   trimmed: string[];
   /**
    * Per topic, the high watermark of each partition that had messages: where the snapshot
-   * ended (what `dlq replay` marks as handled).
+   * ended.
    */
   ends: Map<string, Map<number, bigint>>;
 }
@@ -90,6 +90,19 @@ async function consumeUntilDone(
   const consumer = kafka.consumer({ groupId });
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
+  const reached = (topic: string, partition: number, offset: string) => {
+    const key = `${topic}/${partition}`;
+    const last = pending.get(key);
+    if (last === undefined || BigInt(offset) < last) return;
+    pending.delete(key);
+    if (pending.size === 0) finish();
+  };
+  // The last offset of a transactionally written partition is a transaction marker (or an
+  // aborted record), which eachMessage never sees; the batch's last offset counts them, and
+  // a fetch of nothing but markers still reports it here.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    if (payload.firstOffset !== null) reached(payload.topic, payload.partition, payload.lastOffset);
+  });
   await consumer.connect();
   const timer = setTimeout(finish, timeoutMs);
   try {
@@ -98,14 +111,10 @@ async function consumeUntilDone(
       // Nothing is committed: the group exists only for this read.
       autoCommit: false,
       eachMessage: async ({ topic, partition, message }) => {
-        const key = `${topic}/${partition}`;
-        const last = pending.get(key);
+        const last = pending.get(`${topic}/${partition}`);
         if (last === undefined) return;
         if (BigInt(message.offset) <= last) onMessage(topic, partition, message);
-        if (BigInt(message.offset) >= last) {
-          pending.delete(key);
-          if (pending.size === 0) finish();
-        }
+        reached(topic, partition, message.offset);
       },
     });
     await done;

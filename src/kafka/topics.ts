@@ -16,13 +16,64 @@ export const DLQ_HEADROOM_BYTES = 64 * 1024;
 
 const MAX_MESSAGE_BYTES = 'max.message.bytes';
 const RETENTION_MS = 'retention.ms';
+const MIN_INSYNC_REPLICAS = 'min.insync.replicas';
+const DEFAULT_REPLICATION_FACTOR = 'default.replication.factor';
+
+/** How many copies of each partition a topic keeps, and how many must confirm a write. */
+export interface Replication {
+  replicationFactor: number;
+  /** With acks=all a write fails (NOT_ENOUGH_REPLICAS) while fewer replicas are in sync. */
+  minInsyncReplicas: number;
+}
+
+/**
+ * The replication the cluster gives a topic created without one: its brokers'
+ * `default.replication.factor` and `min.insync.replicas`, as Kafka's own CreateTopics does
+ * for replication factor -1 (which KafkaJS's CreateTopics version cannot send). So the
+ * operator's cluster decides (the local stack's three brokers say 3 and 2, its single broker
+ * 1 and 1), and a broker that is down while topics are created makes the creation fail by
+ * name instead of quietly creating fewer copies.
+ */
+export async function clusterReplication(admin: Admin): Promise<Replication> {
+  const { brokers } = await admin.describeCluster();
+  const broker = brokers[0];
+  if (!broker) throw new Error('the Kafka cluster reports no brokers');
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [
+      {
+        type: ConfigResourceTypes.BROKER,
+        name: String(broker.nodeId),
+        configNames: [DEFAULT_REPLICATION_FACTOR, MIN_INSYNC_REPLICAS],
+      },
+    ],
+  });
+  const entries = new Map(
+    (resources[0]?.configEntries ?? []).map((e) => [e.configName, Number(e.configValue)]),
+  );
+  const positive = (name: string): number => {
+    const n = entries.get(name);
+    if (n === undefined || !Number.isInteger(n) || n < 1)
+      throw new Error(`broker ${broker.nodeId} reports no usable ${name}`);
+    return n;
+  };
+  return {
+    replicationFactor: positive(DEFAULT_REPLICATION_FACTOR),
+    minInsyncReplicas: positive(MIN_INSYNC_REPLICAS),
+  };
+}
 
 export interface EnsureTopicsOptions {
   /** Source topics; each gets its DLQ topic `<topic>.dlq` too. */
   topics: string[];
   /** Partition count for topics that do not exist yet. */
   partitions: number;
-  /** Replication factor; 1 for the single local broker. Default: 1. */
+  /**
+   * Replication factor of topics that do not exist yet; they get `min.insync.replicas` 2 with
+   * 3 copies or more, else 1. Default: the cluster's (clusterReplication), whose
+   * `min.insync.replicas` the new topics then pin, so a later change of the brokers' defaults
+   * does not weaken them. Example: `{ replicationFactor: 1 }` for scratch topics.
+   */
   replicationFactor?: number;
   /** How long to wait until every partition of the topics has a leader. Default: 30 s. */
   leaderTimeoutMs?: number;
@@ -141,12 +192,27 @@ async function raiseDlqConfig(
 export async function ensureTopics(kafka: Kafka, options: EnsureTopicsOptions): Promise<string[]> {
   const wanted = options.topics.flatMap((t) => [t, dlqTopicOf(t)]);
   const retentionMs = options.dlqRetentionMs ?? Number(DEFAULTS.BRIDGE_DLQ_RETENTION_DAYS) * DAY_MS;
-  const replicationFactor = options.replicationFactor ?? 1;
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
     const missing = wanted.filter((t) => !existing.has(t));
+    // Asked of the cluster only when something is to be created: existing topics keep theirs.
+    const explicit = options.replicationFactor;
+    const replication: Replication | undefined =
+      missing.length === 0
+        ? undefined
+        : explicit !== undefined
+          ? { replicationFactor: explicit, minInsyncReplicas: explicit >= 3 ? 2 : 1 }
+          : await clusterReplication(admin);
+    const replicationFactor = replication?.replicationFactor ?? 1;
+    // Pinned where it differs from Kafka's default of 1, so single-broker topics keep no
+    // override they never had; and always with an explicit factor, so a topic of fewer copies
+    // than the brokers' default min.insync.replicas stays writable.
+    const replicationConfig =
+      replication && (replication.minInsyncReplicas > 1 || explicit !== undefined)
+        ? [{ name: MIN_INSYNC_REPLICAS, value: String(replication.minInsyncReplicas) }]
+        : [];
     const missingSources = options.topics.filter((t) => !existing.has(t));
     // Sources first: a DLQ topic's size limit is derived from its source's effective config.
     if (missingSources.length > 0) {
@@ -158,6 +224,7 @@ export async function ensureTopics(kafka: Kafka, options: EnsureTopicsOptions): 
           topic,
           numPartitions: options.partitions,
           replicationFactor,
+          configEntries: replicationConfig,
         })),
       });
     }
@@ -187,6 +254,7 @@ export async function ensureTopics(kafka: Kafka, options: EnsureTopicsOptions): 
             configEntries: [
               { name: MAX_MESSAGE_BYTES, value: String(c.maxMessageBytes) },
               { name: RETENTION_MS, value: String(c.retentionMs) },
+              ...replicationConfig,
             ],
           };
         }),

@@ -23,7 +23,7 @@ import {
 export const USAGE = `usage: onceflow <command> [options] [--json]
 
   orders list [--step S] [--status running|failed|completed] [--older-than 10m] [--prefix P] [--limit N]
-  orders show <orderId>
+  orders show [--] <orderId>
   orders retry <orderId> [--reason R]    run the parked step again (same idempotency key)
   orders resolve <orderId> [--reason R]  the parked step's effect is confirmed; continue after it
   orders cancel <orderId> [--reason R]
@@ -34,25 +34,57 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders pause --step reserve|charge|email|refund|release | --all (every step) [--prefix P] [--yes] [--dry-run]
   orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
-  dlq list [--reason R] [--topic T] [--limit N]
-  dlq replay [--reason R] [--topic T] [--dry-run] [--yes]   (asks unless --yes; replays each entry once)
+  dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
+  dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
   ledger reap [--older-than-days D] [--schema NAME]
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
+
+  Everything after \`--\` is an argument, never an option: \`orders retry -- --all\` retries the
+  order whose ID is "--all" (commands the Web UI and the CLI suggest always write it so).
 
 exit codes: 0 ok, 1 failed or not found, 2 usage, 78 bad setting
 `;
 
 type Command = (ctx: OpsContext, argv: string[]) => Promise<CommandResult>;
 
+/** A command line split where POSIX says: the options before the first `--`, words after. */
+export interface CommandLine {
+  /** `--json` was given as an option (not as an argument after `--`). */
+  json: boolean;
+  /** Every word but the `--json` option, `--` and what follows it kept in place. */
+  args: string[];
+  /** The words before `--`: only these can be options (`--all`, `--json`, ...). */
+  options: readonly string[];
+}
+
+/**
+ * Splits argv at the first `--`. Only what precedes it is looked at for `--json` and for the
+ * `--all` that makes retry/cancel a bulk command, so an order ID such as `--all` or `--json`
+ * after `--` is that ID and nothing else; the command's own parseArgs honours the same `--`.
+ */
+export function splitCommandLine(argv: readonly string[]): CommandLine {
+  const cut = argv.indexOf('--');
+  const options = cut < 0 ? argv : argv.slice(0, cut);
+  const rest = cut < 0 ? [] : argv.slice(cut);
+  return {
+    json: options.includes('--json'),
+    args: [...options.filter((a) => a !== '--json'), ...rest],
+    options,
+  };
+}
+
+/** `--all` given as an option, not as an order ID after `--`. */
+const isBulk = (argv: string[]) => splitCommandLine(argv).options.includes('--all');
+
 const COMMANDS: Record<string, Record<string, Command>> = {
   orders: {
     list: listOrders,
     show: showOrder,
     retry: (ctx, argv) =>
-      argv.includes('--all') ? signalAll(ctx, 'retry', argv) : signalOrder(ctx, 'retry', argv),
+      isBulk(argv) ? signalAll(ctx, 'retry', argv) : signalOrder(ctx, 'retry', argv),
     resolve: (ctx, argv) => signalOrder(ctx, 'resolve', argv),
     cancel: (ctx, argv) =>
-      argv.includes('--all') ? signalAll(ctx, 'cancel', argv) : signalOrder(ctx, 'cancel', argv),
+      isBulk(argv) ? signalAll(ctx, 'cancel', argv) : signalOrder(ctx, 'cancel', argv),
     pause: pauseOrders,
     resume: resumeOrders,
   },
@@ -64,14 +96,15 @@ function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError || err instanceof VisibilityValueError) return EXIT.usage;
   if (err instanceof ConfigError) return EXIT.config;
   // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed options.
-  if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;
+  // Other errors carry numeric codes (KafkaJS) or SQLSTATEs: only a string can be a parse code.
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return EXIT.usage;
   return EXIT.failure;
 }
 
 /** Runs one command; returns the exit code. Never throws. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
-  const json = argv.includes('--json');
-  const args = argv.filter((a) => a !== '--json');
+  const { json, args } = splitCommandLine(argv);
   if (args.length === 0 || args[0] === '--help' || args[0] === 'help') {
     process.stdout.write(USAGE);
     return args.length === 0 ? EXIT.usage : EXIT.ok;

@@ -5,6 +5,7 @@ import { findReservation } from '../inventory/reservation-store';
 import type { LedgerView } from '../sandbox/admin-routes';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
+import { shellCommand } from '../util/shell-quote';
 import {
   cancelOrderSignal,
   resolveStepSignal,
@@ -107,6 +108,17 @@ async function fetchProviderLedger(url: string, orderId: string, token?: string)
   }
 }
 
+/**
+ * The commands `orders show` suggests for a parked order: the ID quoted for the shell and
+ * after `--`, so an ID such as `--all` can only ever name that one order.
+ */
+export function nextCommandsOf(orderId: string): string {
+  const verbs = ['retry', 'resolve', 'cancel'];
+  return verbs
+    .map((v) => shellCommand(['npx', 'onceflow', 'orders', v, '--', orderId]))
+    .join(' · ');
+}
+
 /** `orders show <orderId>`: everything an operator needs to decide, in one place. */
 export async function showOrder(ctx: OpsContext, argv: string[]): Promise<CommandResult> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true });
@@ -193,7 +205,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
     ['last error', status?.parked?.error],
     ...operatorActionLines(operatorActions),
-    ['next', step === 'needs_attention' ? `onceflow orders retry|resolve|cancel ${orderId}` : ''],
+    ['next', step === 'needs_attention' ? nextCommandsOf(orderId) : ''],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
     ...Object.entries(keys).map(([s, k]): [string, string] => [`key ${s}`, k]),

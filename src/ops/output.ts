@@ -14,7 +14,11 @@ export const EXIT = {
   config: 78,
 } as const;
 
+import { inert } from '../util/inert-text';
+
 export { UsageError, parsePositiveInt } from '../util/usage-error';
+/** Re-exported for the CLI's modules; the rule lives in src/util/inert-text.ts. */
+export { inert } from '../util/inert-text';
 export { parseDuration } from '../util/duration';
 export { createProgress } from '../util/progress';
 
@@ -34,28 +38,6 @@ export interface CommandResult {
   human: string;
   /** Default: EXIT.ok. */
   exitCode?: number;
-}
-
-// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
-// eslint-disable-next-line no-control-regex
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Text safe to print on an operator's terminal: control characters (ANSI escape sequences,
- * carriage returns, bidi overrides) shown as visible escapes (`\x1b`, `\n`, `\u202e`), so
- * DLQ keys, order IDs and error texts from producers cannot rewrite the screen.
- */
-export function inert(text: string): string {
-  return text.replace(UNSAFE_CHARS, (ch) => {
-    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-    const code = ch.charCodeAt(0);
-    return (
-      named[ch] ??
-      (code <= 0xff
-        ? `\\x${code.toString(16).padStart(2, '0')}`
-        : `\\u${code.toString(16).padStart(4, '0')}`)
-    );
-  });
 }
 
 /** A plain text table: columns padded to the widest cell; `-` for empty cells. */

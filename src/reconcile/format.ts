@@ -1,3 +1,4 @@
+import { inert } from '../util/inert-text';
 import { DISCREPANCY_CLASSES } from './facts';
 import type { ReconcileReport } from './reconcile';
 
@@ -27,7 +28,7 @@ export function describeRead(r: ReconcileReport['read']): string {
  */
 export function formatReportTable(report: ReconcileReport, scope: string): string {
   const r = report.read;
-  const lines = [`onceflow reconcile (${scope})`, `  ${describeRead(r)}`];
+  const lines = [`onceflow reconcile (${inert(scope)})`, `  ${describeRead(r)}`];
   if (r.eventsKnownSince)
     lines.push(
       `  note: retention trimmed the topic; workflows started before ${r.eventsKnownSince} were not checked against events`,
@@ -36,7 +37,13 @@ export function formatReportTable(report: ReconcileReport, scope: string): strin
     lines.push('  clean: no discrepancies', '');
     return lines.join('\n');
   }
-  const rows = report.discrepancies.map((d) => [d.class, d.subject, clip(d.detail, MAX_DETAIL)]);
+  // Subjects and details quote producers (order IDs, keys, error texts): escaped before they
+  // are measured, so a newline or an escape sequence can neither break a row nor the screen.
+  const rows = report.discrepancies.map((d) => [
+    d.class,
+    inert(d.subject),
+    clip(inert(d.detail), MAX_DETAIL),
+  ]);
   const header = ['CLASS', 'SUBJECT', 'DETAIL'];
   const widths = [0, 1].map((i) =>
     Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)),

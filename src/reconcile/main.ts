@@ -7,6 +7,7 @@ import { UsageError } from '../util/usage-error';
 import { parseReconcileArgs, RECONCILE_USAGE, type ReconcileArgs } from './args';
 import { formatReportJson, formatReportTable } from './format';
 import { runReconcile } from './reconcile';
+import { inert } from '../util/inert-text';
 
 /** Exit codes of `npm run reconcile`; scripts and the chaos run branch on them. */
 export const RECONCILE_EXIT = {
@@ -74,7 +75,8 @@ export async function runReconcileCli(argv: string[]): Promise<number> {
     );
     return report.clean ? RECONCILE_EXIT.clean : RECONCILE_EXIT.discrepancies;
   } catch (err) {
-    process.stderr.write(`reconcile could not finish: ${(err as Error).message}\n`);
+    // The cause may quote what a source held (a topic's record, a row): escaped like the table.
+    process.stderr.write(`reconcile could not finish: ${inert((err as Error).message)}\n`);
     return RECONCILE_EXIT.incomplete;
   } finally {
     await client?.connection.close().catch(() => undefined);

@@ -1,11 +1,13 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
-import { holdStackInForeground } from '../stack/foreground';
+import { reportStack } from '../stack/report';
 import { startPreparedStack } from './dev-stack';
 import { prepareServices } from './prepare-services';
 
 /** `npm run setup`: applies migrations and creates topics against the configured services. */
 async function prepareConfigured(): Promise<void> {
-  const config = loadConfigOrExit();
+  // Migrations and topics only: no Temporal payloads, so no encryption key (compose gives
+  // setup the database owner's password and nothing else).
+  const config = loadConfigOrExit(process.env, { temporalPayloads: false });
   const result = await prepareServices(config);
   process.stdout.write(
     `migrations applied: ${result.migrationsApplied.join(', ') || 'none pending'}\n` +
@@ -15,16 +17,15 @@ async function prepareConfigured(): Promise<void> {
 
 /**
  * `npm run setup` prepares the configured services; `npm run stack` (`--stack`) starts the
- * local stack, prepares it and keeps it in the foreground.
+ * local stack, prepares it, prints its addresses and returns, leaving it running until
+ * `npm run stack:stop`.
  */
 const stackMode = process.argv.slice(2).includes('--stack');
-(stackMode ? startPreparedStack().then(holdStackInForeground) : prepareConfigured()).catch(
-  (err: unknown) => {
-    process.stderr.write(
-      stackMode
-        ? `${(err as Error).message ?? String(err)}\n`
-        : `setup failed: ${(err as Error).stack ?? String(err)}\n`,
-    );
-    process.exit(1);
-  },
-);
+(stackMode ? startPreparedStack().then(reportStack) : prepareConfigured()).catch((err: unknown) => {
+  process.stderr.write(
+    stackMode
+      ? `${(err as Error).message ?? String(err)}\n`
+      : `setup failed: ${(err as Error).stack ?? String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { REPO_ROOT, VERSIONS, type StackPaths } from './paths';
 import { runCommand } from './run-command';
 import { spawnService } from './processes';
 import { waitFor } from '../util/wait';
+import { registeredBrokers } from './kafka-probe';
 import { ensureAptPackages } from './apt';
-
-export interface KafkaPorts {
-  broker: number;
-  controller: number;
-}
+import { brokersOf, replicationOf, type KafkaLayout, type KafkaNode } from './kafka-layout';
 
 const DEPENDENCY_PLUGIN =
   'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies';
@@ -47,34 +43,79 @@ export async function installKafka(paths: StackPaths, log: (m: string) => void):
   return paths.kafkaLibs;
 }
 
-function writeKafkaConfig(paths: StackPaths, ports: KafkaPorts): { server: string; log4j: string } {
-  mkdirSync(paths.kafkaConfig, { recursive: true });
-  const server = join(paths.kafkaConfig, 'server.properties');
-  const log4j = join(paths.kafkaConfig, 'log4j.properties');
-  // One combined broker+controller (KRaft). Single-replica internal topics; no initial
-  // rebalance delay so consumer groups in tests join at once.
-  writeFileSync(
-    server,
-    [
-      'process.roles=broker,controller',
-      'node.id=1',
-      `controller.quorum.voters=1@127.0.0.1:${ports.controller}`,
-      `listeners=PLAINTEXT://127.0.0.1:${ports.broker},CONTROLLER://127.0.0.1:${ports.controller}`,
-      `advertised.listeners=PLAINTEXT://127.0.0.1:${ports.broker}`,
-      'controller.listener.names=CONTROLLER',
-      'inter.broker.listener.name=PLAINTEXT',
-      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-      `log.dirs=${paths.kafkaData}`,
-      'num.partitions=1',
-      'auto.create.topics.enable=false',
-      'offsets.topic.replication.factor=1',
-      'offsets.topic.num.partitions=10',
-      'transaction.state.log.replication.factor=1',
-      'transaction.state.log.min.isr=1',
-      'group.initial.rebalance.delay.ms=0',
-      '',
-    ].join('\n'),
-  );
+/** Where one Kafka process keeps its storage and configuration, and where it logs. */
+interface NodeDirs {
+  data: string;
+  config: string;
+  log: string;
+}
+
+/**
+ * The single broker keeps today's folders (`kafka/data`, `kafka/config`, `logs/kafka.log`);
+ * each process of the three-broker cluster has its own under `kafka/cluster-3/<name>/`.
+ */
+function nodeDirs(paths: StackPaths, layout: KafkaLayout, node: KafkaNode): NodeDirs {
+  const log = join(paths.logs, `${node.name}.log`);
+  if (brokersOf(layout).length === 1) {
+    return { data: paths.kafkaData, config: paths.kafkaConfig, log };
+  }
+  const dir = join(paths.kafkaCluster, node.name);
+  return { data: join(dir, 'data'), config: join(dir, 'config'), log };
+}
+
+function hostPort(port: number): string {
+  return `127.0.0.1:${port}`;
+}
+
+function serverProperties(layout: KafkaLayout, node: KafkaNode, dataDir: string): string {
+  const voters = layout.nodes
+    .filter((n) => n.controllerPort !== undefined)
+    .map((n) => `${n.nodeId}@${hostPort(n.controllerPort!)}`)
+    .join(',');
+  const listeners = [
+    ...(node.brokerPort !== undefined ? [`PLAINTEXT://${hostPort(node.brokerPort)}`] : []),
+    ...(node.controllerPort !== undefined ? [`CONTROLLER://${hostPort(node.controllerPort)}`] : []),
+  ];
+  const replicas = replicationOf(layout);
+  return [
+    `process.roles=${node.roles}`,
+    `node.id=${node.nodeId}`,
+    `controller.quorum.voters=${voters}`,
+    `listeners=${listeners.join(',')}`,
+    ...(node.brokerPort !== undefined
+      ? [
+          `advertised.listeners=PLAINTEXT://${hostPort(node.brokerPort)}`,
+          'inter.broker.listener.name=PLAINTEXT',
+        ]
+      : []),
+    'controller.listener.names=CONTROLLER',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `log.dirs=${dataDir}`,
+    'num.partitions=1',
+    'auto.create.topics.enable=false',
+    // The broker's defaults follow the cluster, so a topic created without explicit settings
+    // (and Kafka's own offsets and transaction topics) is as durable as onceflow's.
+    `default.replication.factor=${replicas.replicationFactor}`,
+    `min.insync.replicas=${replicas.minInsyncReplicas}`,
+    `offsets.topic.replication.factor=${replicas.replicationFactor}`,
+    'offsets.topic.num.partitions=10',
+    `transaction.state.log.replication.factor=${replicas.replicationFactor}`,
+    `transaction.state.log.min.isr=${replicas.minInsyncReplicas}`,
+    // No initial rebalance delay, so consumer groups in tests join at once.
+    'group.initial.rebalance.delay.ms=0',
+    '',
+  ].join('\n');
+}
+
+function writeNodeConfig(
+  layout: KafkaLayout,
+  node: KafkaNode,
+  dirs: NodeDirs,
+): { server: string; log4j: string } {
+  mkdirSync(dirs.config, { recursive: true });
+  const server = join(dirs.config, 'server.properties');
+  const log4j = join(dirs.config, 'log4j.properties');
+  writeFileSync(server, serverProperties(layout, node, dirs.data));
   writeFileSync(
     log4j,
     [
@@ -89,10 +130,18 @@ function writeKafkaConfig(paths: StackPaths, ports: KafkaPorts): { server: strin
   return { server, log4j };
 }
 
-function javaArgs(paths: StackPaths, log4j: string): string[] {
+/**
+ * Heap per process. The single broker keeps what it always had; the cluster's four JVMs share
+ * a 2-core box with everything else, and the controller only holds cluster metadata.
+ */
+function heapOf(layout: KafkaLayout, node: KafkaNode): string[] {
+  if (brokersOf(layout).length === 1) return ['-Xms256m', '-Xmx768m'];
+  return node.roles === 'controller' ? ['-Xms64m', '-Xmx192m'] : ['-Xms128m', '-Xmx512m'];
+}
+
+function javaArgs(paths: StackPaths, heap: string[], log4j: string): string[] {
   return [
-    '-Xms256m',
-    '-Xmx768m',
+    ...heap,
     '-XX:+UseG1GC',
     '-Djava.awt.headless=true',
     `-Dlog4j.configuration=file:${log4j}`,
@@ -101,50 +150,80 @@ function javaArgs(paths: StackPaths, log4j: string): string[] {
   ];
 }
 
-/** Formats KRaft storage on first start (a fresh cluster id), then starts the broker. */
-export async function startKafka(paths: StackPaths, ports: KafkaPorts): Promise<number> {
-  const { server, log4j } = writeKafkaConfig(paths, ports);
-  if (!existsSync(join(paths.kafkaData, 'meta.properties'))) {
-    // Kafka cluster ids are 16 random bytes, base64url without padding.
-    const clusterId = randomBytes(16).toString('base64url');
+/**
+ * The id every process of one cluster is formatted with. The single broker gets a fresh one
+ * at its only format; the cluster's is kept in a file, so a process whose storage is gone
+ * can be formatted into the same cluster again.
+ */
+function clusterIdOf(paths: StackPaths, layout: KafkaLayout): string {
+  // Kafka cluster ids are 16 random bytes, base64url without padding.
+  const fresh = () => randomBytes(16).toString('base64url');
+  if (brokersOf(layout).length === 1) return fresh();
+  const file = join(paths.kafkaCluster, 'cluster-id');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(paths.kafkaCluster, { recursive: true });
+  const id = fresh();
+  writeFileSync(file, `${id}\n`);
+  return id;
+}
+
+/** Formats the process's KRaft storage on its first start, then starts it; returns its pid. */
+export async function startKafkaNode(
+  paths: StackPaths,
+  layout: KafkaLayout,
+  node: KafkaNode,
+): Promise<number> {
+  const dirs = nodeDirs(paths, layout, node);
+  const { server, log4j } = writeNodeConfig(layout, node, dirs);
+  const java = javaArgs(paths, heapOf(layout, node), log4j);
+  if (!existsSync(join(dirs.data, 'meta.properties'))) {
     await runCommand('java', [
-      ...javaArgs(paths, log4j),
+      ...java,
       'kafka.tools.StorageTool',
       'format',
       '-t',
-      clusterId,
+      clusterIdOf(paths, layout),
       '-c',
       server,
     ]);
   }
   return spawnService({
-    name: 'kafka',
+    name: node.name,
     command: 'java',
-    args: [...javaArgs(paths, log4j), 'kafka.Kafka', server],
-    logFile: join(paths.logs, 'kafka.log'),
+    args: [...java, 'kafka.Kafka', server],
+    logFile: dirs.log,
   });
 }
 
-/** Waits until the broker answers metadata requests and reports itself as controller-backed. */
-export async function waitForKafka(ports: KafkaPorts, timeoutMs: number): Promise<void> {
-  const kafka = new Kafka({
-    clientId: 'onceflow-stack',
-    brokers: [`127.0.0.1:${ports.broker}`],
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 0 },
-    connectionTimeout: 1000,
-  });
+/** The bootstrap list of the layout's brokers, as KAFKA_BROKERS takes it. */
+export function bootstrapOf(layout: KafkaLayout): string {
+  return brokersOf(layout)
+    .map((b) => hostPort(b.brokerPort!))
+    .join(',');
+}
+
+/**
+ * Waits until `brokers` (default: every broker of the layout) are registered with the
+ * controller, asking each of them, so every one of them answers metadata requests. Topics do
+ * not matter here (registeredBrokers): a leaderless partition elsewhere is not a broker down.
+ */
+export async function waitForKafka(
+  layout: KafkaLayout,
+  timeoutMs: number,
+  brokers: KafkaNode[] = brokersOf(layout),
+): Promise<void> {
   await waitFor(
     async () => {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        const cluster = await admin.describeCluster();
-        return cluster.brokers.length > 0;
-      } finally {
-        await admin.disconnect();
+      for (const broker of brokers) {
+        const ids = new Set(await registeredBrokers('127.0.0.1', broker.brokerPort!));
+        if (!brokers.every((b) => ids.has(b.nodeId))) return false;
       }
+      return true;
     },
-    { timeoutMs, intervalMs: 500, what: `Kafka on 127.0.0.1:${ports.broker}` },
+    {
+      timeoutMs,
+      intervalMs: 500,
+      what: `Kafka on ${brokers.map((b) => hostPort(b.brokerPort!)).join(', ')}`,
+    },
   );
 }

@@ -1,15 +1,15 @@
 import { UsageError } from '../util/usage-error';
-import { holdStackInForeground } from './foreground';
+import { reportStack } from './report';
 import { startStack, stopStack } from './stack';
 
 /**
- * `tsx src/stack/main.ts start|stop`: starts or stops the local services only (Temporal,
- * Kafka, PostgreSQL, codec server). Preparing them for onceflow (migrations, topics) is the
+ * `tsx src/stack/main.ts start|stop`: starts the local services only (Temporal, Kafka,
+ * PostgreSQL, codec server) and returns while they keep running, or stops them. Preparing them for onceflow (migrations, topics) is the
  * caller's job: `npm run stack` runs src/setup/main.ts --stack, which does both.
  */
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'start';
-  if (command === 'start') return holdStackInForeground(await startStack());
+  if (command === 'start') return reportStack(await startStack());
   if (command === 'stop') {
     const state = await stopStack();
     process.stdout.write(state ? 'stack stopped\n' : 'no stack was running\n');

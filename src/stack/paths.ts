@@ -9,6 +9,14 @@ export const VERSIONS = {
   temporalCli: '1.9.1',
   /** org.apache.kafka:kafka_2.13, resolved by stack/kafka/pom.xml (keep both in step). */
   kafka: '3.9.2',
+  /**
+   * go.temporal.io/server, built with `go install` for ONCEFLOW_TEMPORAL=server: the server
+   * the dev server above embeds, so the two differ in topology only. 1.32.2 and later need a
+   * newer Go than the one this is built with (go.mod's `go` line); check before raising.
+   */
+  temporalServer: '1.32.0',
+  /** github.com/temporalio/ui-server/v2: the Web UI the temporal CLI above embeds. */
+  temporalUiServer: '2.54.1',
 } as const;
 
 /** The git-ignored folder that holds binaries, jars, data and logs of the dev stack. */
@@ -21,6 +29,10 @@ export interface StackPaths {
   kafkaLibs: string;
   kafkaData: string;
   kafkaConfig: string;
+  /** Data, config and log folders of the three-broker cluster (ONCEFLOW_KAFKA_BROKERS=3). */
+  kafkaCluster: string;
+  /** Config files of the Temporal server and its Web UI (ONCEFLOW_TEMPORAL=server). */
+  temporalServerConfig: string;
   postgresData: string;
   /** The local stack's dev encryption key ring (created once, mode 0600). */
   encryptionKeys: string;
@@ -43,9 +55,28 @@ export function stackPaths(
     kafkaLibs: resolve(r, 'kafka', `libs-${VERSIONS.kafka}`),
     kafkaData: resolve(r, 'kafka', 'data'),
     kafkaConfig: resolve(r, 'kafka', 'config'),
+    kafkaCluster: resolve(r, 'kafka', 'cluster-3'),
+    temporalServerConfig: resolve(r, 'temporal-server'),
     postgresData: resolve(r, 'postgres', 'data'),
     encryptionKeys: resolve(r, 'encryption-keys'),
     providersAdminToken: resolve(r, 'providers-admin-token'),
     stateFile: resolve(r, 'stack.json'),
+  };
+}
+
+/**
+ * Paths of a stack whose state (data, logs, stack.json, keys) lives in `root` but whose
+ * installed binaries and jars are those of `installs`: a second stack beside the default one
+ * (the topology tests) builds and downloads nothing again.
+ */
+export function stackPathsSharingInstalls(
+  root: string,
+  installs: StackPaths = stackPaths(),
+): StackPaths {
+  return {
+    ...stackPaths(root),
+    bin: installs.bin,
+    cache: installs.cache,
+    kafkaLibs: installs.kafkaLibs,
   };
 }

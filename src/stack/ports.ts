@@ -30,6 +30,11 @@ export async function pickPort(preferred: number, taken: Set<number>): Promise<n
     taken.add(preferred);
     return preferred;
   }
+  return pickAnyPort(taken);
+}
+
+/** A free port chosen by the OS, for the listeners nobody configures (Temporal's internal ones). */
+export async function pickAnyPort(taken: Set<number>): Promise<number> {
   for (;;) {
     const port = await ephemeralPort();
     if (!taken.has(port)) {
@@ -37,4 +42,23 @@ export async function pickPort(preferred: number, taken: Set<number>): Promise<n
       return port;
     }
   }
+}
+
+/**
+ * The preferred port when free, else the next free one above it, all below `below`: for
+ * listeners whose port is stored where ephemeral ports (32768 and up on Linux) do not fit,
+ * such as Temporal's membership ports (a SMALLINT column of its cluster_membership table).
+ */
+export async function pickPortBelow(
+  preferred: number,
+  below: number,
+  taken: Set<number>,
+): Promise<number> {
+  for (let port = preferred; port < below; port++) {
+    if (!taken.has(port) && (await isPortFree(port))) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${preferred} and ${below - 1}`);
 }

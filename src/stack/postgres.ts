@@ -20,7 +20,8 @@ export interface PostgresInstall {
   dataDir: string;
 }
 
-function findBinDir(): string | undefined {
+/** The newest Debian PostgreSQL's bin folder (server and psql), if one is installed. */
+export function findBinDir(): string | undefined {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base)

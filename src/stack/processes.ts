@@ -97,3 +97,28 @@ export async function stopProcessGroup(
 export function killGroupNow(pid: number): void {
   signalGroup(pid, 'SIGKILL');
 }
+
+/** A service process ended while the stack waited for it. */
+export class ServiceExitedError extends Error {
+  override readonly name = 'ServiceExitedError';
+}
+
+/**
+ * `ready`, or a ServiceExitedError as soon as the process is gone: a service that dies at
+ * start (a bad config, a port taken meanwhile) fails the start in a second, with its name,
+ * instead of at the end of the readiness deadline.
+ */
+export async function readyWhileAlive<T>(pid: number, name: string, ready: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const exited = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      if (!isAlive(pid))
+        reject(new ServiceExitedError(`${name} (pid ${pid}) exited; see ${name}.log`));
+    }, 250);
+  });
+  try {
+    return await Promise.race([ready, exited]);
+  } finally {
+    clearInterval(timer);
+  }
+}

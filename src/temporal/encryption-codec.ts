@@ -7,6 +7,13 @@ import type { KeyRing } from './key-ring';
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 /** Metadata key naming the key that encrypted a payload. */
 export const KEY_ID_METADATA = 'encryption-key-id';
+/**
+ * Metadata key of the sealing format. Absent: format 1 (no associated data), as written
+ * before the key ID and namespace were bound; `2`: AES-GCM with ASSOCIATED_DATA below.
+ */
+export const FORMAT_METADATA = 'encryption-format';
+/** The format every payload is written in. */
+export const CURRENT_FORMAT = '2';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -24,17 +31,33 @@ export class PayloadDecryptError extends Error {
   }
 }
 
-function encrypt(plain: Uint8Array, key: Buffer): Uint8Array {
+/** Strict mode met a payload that is not encrypted (nothing vouches for who wrote it). */
+export class PayloadNotEncryptedError extends Error {
+  override readonly name = 'PayloadNotEncryptedError';
+}
+
+/**
+ * Format 2's associated data: the key ID and the namespace, length-delimited by JSON. A
+ * payload moved to another namespace, or relabelled with another key ID, fails
+ * authentication instead of decrypting there.
+ */
+export function associatedDataOf(keyId: string, namespace: string): Buffer {
+  return Buffer.from(JSON.stringify(['onceflow-payload', CURRENT_FORMAT, keyId, namespace]));
+}
+
+function encrypt(plain: Uint8Array, key: Buffer, aad: Buffer): Uint8Array {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(aad);
   const body = Buffer.concat([cipher.update(plain), cipher.final()]);
   return Buffer.concat([iv, body, cipher.getAuthTag()]);
 }
 
-function decrypt(sealed: Uint8Array, key: Buffer): Uint8Array {
+function decrypt(sealed: Uint8Array, key: Buffer, aad?: Buffer): Uint8Array {
   const buf = Buffer.from(sealed);
   if (buf.length < IV_BYTES + TAG_BYTES) throw new Error('ciphertext too short');
   const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(0, IV_BYTES));
+  if (aad) decipher.setAAD(aad);
   decipher.setAuthTag(buf.subarray(buf.length - TAG_BYTES));
   return Buffer.concat([
     decipher.update(buf.subarray(IV_BYTES, buf.length - TAG_BYTES)),
@@ -42,25 +65,50 @@ function decrypt(sealed: Uint8Array, key: Buffer): Uint8Array {
   ]);
 }
 
+/** Options of EncryptionCodec. */
+export interface EncryptionCodecOptions {
+  /**
+   * The Temporal namespace the payloads live in (TEMPORAL_NAMESPACE; the codec server: the
+   * namespace the Web UI asks for). Bound into every payload as associated data.
+   */
+  namespace: string;
+  /**
+   * Refuse payloads that are not encrypted (ONCEFLOW_ENCRYPTION_STRICT). Default: false,
+   * they pass through decode unchanged (histories from before encryption stay readable).
+   */
+  strict?: boolean;
+}
+
 /**
  * AES-256-GCM over the whole serialized payload (metadata included, so the original encoding
- * and any type hints are hidden too). Each payload names its key in `encryption-key-id`, so a
- * ring with the new key first and the old ones kept reads every history ever written.
- * Payloads that are not `binary/encrypted` pass through decode unchanged (histories written
- * before encryption was turned on stay readable).
+ * and any type hints are hidden too), with the key ID and namespace as associated data. Each
+ * payload names its key in `encryption-key-id`, so a ring with the new key first and the old
+ * ones kept reads every history ever written; format-1 payloads (no associated data, written
+ * before issue 23) still decrypt.
  */
 export class EncryptionCodec implements PayloadCodec {
-  constructor(private readonly ring: KeyRing) {}
+  private readonly namespace: string;
+  private readonly strict: boolean;
+
+  constructor(
+    private readonly ring: KeyRing,
+    options: EncryptionCodecOptions,
+  ) {
+    this.namespace = options.namespace;
+    this.strict = options.strict ?? false;
+  }
 
   encode(payloads: Payload[]): Promise<Payload[]> {
     const { id, key } = this.ring.current;
+    const aad = associatedDataOf(id, this.namespace);
     return Promise.resolve(
       payloads.map((p) => ({
         metadata: {
           encoding: text.encode(ENCRYPTED_ENCODING),
           [KEY_ID_METADATA]: text.encode(id),
+          [FORMAT_METADATA]: text.encode(CURRENT_FORMAT),
         },
-        data: encrypt(temporal.api.common.v1.Payload.encode(p).finish(), key),
+        data: encrypt(temporal.api.common.v1.Payload.encode(p).finish(), key, aad),
       })),
     );
   }
@@ -71,7 +119,13 @@ export class EncryptionCodec implements PayloadCodec {
 
   private decodeOne(p: Payload): Payload {
     const encoding = p.metadata?.encoding;
-    if (!encoding || fromText.decode(encoding) !== ENCRYPTED_ENCODING) return p;
+    if (!encoding || fromText.decode(encoding) !== ENCRYPTED_ENCODING) {
+      if (!this.strict) return p;
+      throw new PayloadNotEncryptedError(
+        `payload (encoding ${encoding ? JSON.stringify(fromText.decode(encoding)) : 'none'}) ` +
+          'is not encrypted: refused (ONCEFLOW_ENCRYPTION_STRICT=true)',
+      );
+    }
     const rawId = p.metadata?.[KEY_ID_METADATA];
     const keyId = rawId ? fromText.decode(rawId) : undefined;
     const entry = keyId === undefined ? undefined : this.ring.byId.get(keyId);
@@ -81,12 +135,22 @@ export class EncryptionCodec implements PayloadCodec {
         keyId,
       );
     }
+    const rawFormat = p.metadata?.[FORMAT_METADATA];
+    const format = rawFormat ? fromText.decode(rawFormat) : '1';
+    if (format !== '1' && format !== CURRENT_FORMAT) {
+      throw new PayloadDecryptError(`payload in unknown encryption format "${format}"`, entry.id);
+    }
     let plain: Uint8Array;
     try {
-      plain = decrypt(p.data ?? new Uint8Array(), entry.key);
+      plain = decrypt(
+        p.data ?? new Uint8Array(),
+        entry.key,
+        format === '1' ? undefined : associatedDataOf(entry.id, this.namespace),
+      );
     } catch (err) {
       throw new PayloadDecryptError(
-        `payload under key "${entry.id}" failed authentication (${(err as Error).message})`,
+        `payload under key "${entry.id}" failed authentication in namespace "${this.namespace}" ` +
+          `(${(err as Error).message})`,
         entry.id,
       );
     }

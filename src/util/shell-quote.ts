@@ -1,5 +1,7 @@
-// Quoting for text an operator copies into a shell or reads as Markdown. No imports: workflow
-// code (the Web UI's current details) uses it, and it must stay pure and deterministic.
+// Quoting for text an operator copies into a shell or reads as Markdown. Imports only pure
+// modules: workflow code (the Web UI's current details) uses it, and it must stay
+// deterministic.
+import { inert } from './inert-text';
 
 /** Characters a POSIX shell never treats specially in a word. */
 const SAFE_WORD = /^[A-Za-z0-9._:@%+=,/-]+$/;
@@ -32,12 +34,18 @@ export function shellCommand(words: readonly string[]): string {
 }
 
 /**
- * A Markdown code span showing `text` literally: the fence is one backtick longer than the
- * longest run inside it, padded with spaces when the text starts or ends with a backtick.
+ * A Markdown code span showing `text` literally, the one way onceflow puts a value it did not
+ * write (an ID, a reason, an error) into Markdown: inside a code span nothing is markup, and
+ * the Web UI's renderer applies no typography there either (outside, `--` becomes a dash,
+ * quotes curl, `(c)` becomes ©, bare URLs become links and raw HTML passes through). Control
+ * characters are made visible first (a newline would end the span, a blank line the
+ * paragraph); the fence is one backtick longer than the longest run inside, padded with
+ * spaces when the text starts or ends with one.
  */
 export function markdownCode(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const shown = text === '' ? ' ' : inert(text);
+  const longest = Math.max(0, ...(shown.match(/`+/g) ?? []).map((r) => r.length));
   const fence = '`'.repeat(longest + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
+  const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${shown}${pad}${fence}`;
 }

@@ -1,11 +1,16 @@
 // The "current details" of an order in the Temporal Web UI: what the on-call person needs to
-// decide without reading code. Pure (used by workflow code).
+// decide without reading code. Pure (used by workflow code). The UI renders them as Markdown
+// (raw HTML and bare links included), so every text that quotes a producer, a provider or an
+// operator is a code span (markdownCode): shown as written, never as markup.
 import type { OrderStatus, StepName } from './order-definitions';
 import { markdownCode, shellCommand } from '../util/shell-quote';
 
-/** A copy-paste command: the order ID comes from a producer, so it is quoted for the shell. */
+/**
+ * A copy-paste command: the order ID comes from a producer, so it is quoted for the shell and
+ * follows `--`, so an ID such as `--all` is an ID to the CLI, never an option.
+ */
 const cmd = (verb: string, orderId: string) =>
-  markdownCode(shellCommand(['npx', 'onceflow', 'orders', verb, orderId]));
+  markdownCode(shellCommand(['npx', 'onceflow', 'orders', verb, '--', orderId]));
 
 /** Who a step talks to, as an operator would name it. */
 const COUNTERPART: Record<StepName, string> = {
@@ -41,30 +46,32 @@ export function currentDetailsOf(status: OrderStatus): string {
     const inSeconds = Math.round((Date.parse(w.nextTryAt) - Date.now()) / 1000);
     lines.push(
       `**waiting** for ${COUNTERPART[w.step]} since ${clock(w.since)}, attempt ${w.attempt}, next try in ${inSeconds} s (at ${clock(w.nextTryAt)})`,
-      `**last error** (${w.step}): ${w.cause}`,
-      `**key** \`${status.keys[w.step]}\``,
+      `**last error** (${w.step}): ${markdownCode(w.cause)}`,
+      `**key** ${markdownCode(status.keys[w.step])}`,
     );
   }
   if (status.parked) {
     lines.push(
-      `**last error** (${status.parked.step}, since ${status.parked.since}): ${status.parked.error}`,
+      `**last error** (${status.parked.step}, since ${status.parked.since}): ${markdownCode(status.parked.error)}`,
       `**action expected** ${parkedActionOf(status, status.parked.step)}`,
-      `**key** \`${status.keys[status.parked.step]}\``,
+      `**key** ${markdownCode(status.keys[status.parked.step])}`,
     );
   }
   if (status.owner) {
     const conflict = status.outcome === 'order-conflict';
     lines.push(
-      `**owner** order ${status.orderId} belongs to workflow \`${status.owner.workflowId}\`` +
+      `**owner** order ${markdownCode(status.orderId)} belongs to workflow ${markdownCode(status.owner.workflowId)}` +
         (conflict
-          ? ` with payload fingerprint \`${status.owner.fingerprint}\`; this run's is \`${status.owner.runFingerprint}\`: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
+          ? ` with payload fingerprint ${markdownCode(status.owner.fingerprint)}; this run's is ${markdownCode(status.owner.runFingerprint)}: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
           : ' with the same payload: this run is a duplicate and did nothing'),
     );
   }
-  if (status.cancellation) lines.push(`**cancellation** ${status.cancellation.reason}`);
+  if (status.cancellation)
+    lines.push(`**cancellation** ${markdownCode(status.cancellation.reason)}`);
   if (status.operatorActions?.length) {
     const actions = status.operatorActions.map(
-      (a) => `${a.action} by ${a.by} at ${a.at}${a.reason ? ` (${a.reason})` : ''}`,
+      (a) =>
+        `${a.action} by ${markdownCode(a.by)} at ${markdownCode(a.at)}${a.reason ? ` (${markdownCode(a.reason)})` : ''}`,
     );
     lines.push(`**operator actions** ${actions.join(' · ')}`);
   }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -14,21 +14,27 @@ export interface OpsRun {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+/** A CLI run in progress: its process (a test may kill it mid-way) and what it produced. */
+export interface StartedOps {
+  child: ChildProcess;
+  done: Promise<OpsRun>;
+}
+
 /**
- * Runs the ops CLI as an operator would, in a child process (`node --import tsx
+ * Starts the ops CLI as an operator would, in a child process (`node --import tsx
  * src/ops/main.ts …`), with the test's env on top of the runner's (which names the stack).
  */
-export function runOps(args: string[], env: Record<string, string> = {}): Promise<OpsRun> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/ops/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+export function startOps(args: string[], env: Record<string, string> = {}): StartedOps {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/ops/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const done = new Promise<OpsRun>((resolveRun, fail) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('error', fail);
     child.on('close', (code) => {
@@ -39,9 +45,15 @@ export function runOps(args: string[], env: Record<string, string> = {}): Promis
       } catch {
         json = undefined;
       }
-      done({ code, stdout, stderr, json });
+      resolveRun({ code, stdout, stderr, json });
     });
   });
+  return { child, done };
+}
+
+/** Runs the ops CLI to its end (see startOps). */
+export function runOps(args: string[], env: Record<string, string> = {}): Promise<OpsRun> {
+  return startOps(args, env).done;
 }
 
 /** What the provider gate does with charge requests. */

@@ -73,7 +73,12 @@ describe('config: the settings table', () => {
     assert.deepEqual(marked.sort(), Object.keys(secrets).sort(), 'this test covers every secret');
     const text = JSON.stringify(
       redactConfig(
-        loadConfig({ ...secrets, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'svc' }),
+        loadConfig({
+          ...secrets,
+          KAFKA_SSL: 'true',
+          KAFKA_SASL_MECHANISM: 'plain',
+          KAFKA_SASL_USERNAME: 'svc',
+        }),
       ),
     );
     for (const [name, value] of Object.entries(secrets)) {

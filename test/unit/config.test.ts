@@ -137,9 +137,45 @@ describe('config', () => {
     ]);
   });
 
+  it('refuses SASL PLAIN without TLS unless KAFKA_SASL_PLAIN_WITHOUT_TLS says so', () => {
+    const plain = { KAFKA_SASL_USERNAME: 'svc', KAFKA_SASL_PASSWORD: 'p' };
+    const refused = problemsOf({ ...plain, KAFKA_SASL_MECHANISM: 'plain' });
+    assert.deepEqual(refused, ['KAFKA_SASL_MECHANISM']);
+    assert.throws(
+      () => loadConfig({ ...plain, KAFKA_SASL_MECHANISM: 'plain' }),
+      /password would cross the network in clear/,
+    );
+    assert.deepEqual(
+      problemsOf({ ...plain, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SSL: 'true' }),
+      [],
+    );
+    assert.deepEqual(
+      problemsOf({ ...plain, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SSL_CA_PATH: '/ca.pem' }),
+      [],
+    );
+    assert.deepEqual(
+      problemsOf({ ...plain, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_PLAIN_WITHOUT_TLS: 'true' }),
+      [],
+    );
+    // SCRAM never sends the password itself: allowed without TLS.
+    assert.deepEqual(problemsOf({ ...plain, KAFKA_SASL_MECHANISM: 'scram-sha-512' }), []);
+  });
+
+  it('a URL setting without an http(s) scheme is a config error, never a CORS origin `null`', () => {
+    for (const setting of ['TEMPORAL_UI_URL', 'CODEC_SERVER_CORS_ORIGIN', 'PROVIDERS_URL']) {
+      for (const bad of ['localhost:8080', '127.0.0.1:8233', 'file:///x', 'javascript:alert(1)'])
+        assert.deepEqual(problemsOf({ [setting]: bad }), [setting], `${setting}=${bad}`);
+    }
+    assert.equal(
+      loadConfig({ TEMPORAL_UI_URL: 'https://ui.example:8443/' }).codecServer.corsOrigin,
+      'https://ui.example:8443',
+    );
+  });
+
   it('redacts secrets for logging', () => {
     const c = loadConfig({
       TEMPORAL_API_KEY: 'secret-key',
+      KAFKA_SSL: 'true',
       KAFKA_SASL_MECHANISM: 'plain',
       KAFKA_SASL_USERNAME: 'svc',
       KAFKA_SASL_PASSWORD: 'kafka-secret',
@@ -186,7 +222,7 @@ describe('config', () => {
     );
     assert.equal(r.status, 78, r.stderr);
     assert.match(r.stderr, /KAFKA_BROKERS: must be host:port/);
-    assert.match(r.stderr, /DATABASE_SSL: must be disable, require or verify-full/);
+    assert.match(r.stderr, /DATABASE_SSL: must be disable, require, verify-ca or verify-full/);
   });
 });
 

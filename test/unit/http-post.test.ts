@@ -73,6 +73,32 @@ describe('postJson (provider HTTP over node:http)', () => {
     }
   });
 
+  for (const [name, head] of [
+    ['a Content-Length body', { 'content-length': '100' }],
+    ['a chunked body', { 'transfer-encoding': 'chunked' }],
+  ] as const) {
+    it(`fails at once, as a reset connection, when the provider closes mid-body (${name})`, async function () {
+      // Far below the call's own deadline: only an immediate failure passes.
+      this.timeout(10_000);
+      const server = await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', ...head });
+        res.write('{"id":"ch_1",', () => res.socket?.destroy());
+      });
+      try {
+        await assert.rejects(
+          postJson(`${server.url}/v1/charges`, {}, {}, 600_000),
+          (err: Error) => {
+            assert.notEqual(err.name, 'TimeoutError');
+            assert.equal((err as NodeJS.ErrnoException).code, 'ECONNRESET');
+            return true;
+          },
+        );
+      } finally {
+        server.close();
+      }
+    });
+  }
+
   it('rejects with the socket code when nothing listens', async () => {
     const server = await serve(() => undefined);
     const { url } = server;

@@ -3,6 +3,7 @@ import { createProviderSandbox } from './0002-create-provider-sandbox';
 import { createInventory } from './0003-create-inventory';
 import { createOrderClaims } from './0004-create-order-claims';
 import { refundEveryCharge } from './0005-refund-every-charge';
+import { createDlqReplays } from './0007-create-dlq-replays';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -14,4 +15,5 @@ export const migrations: readonly Migration[] = [
   createInventory,
   createOrderClaims,
   refundEveryCharge,
+  createDlqReplays,
 ];

@@ -206,8 +206,13 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
     assert.equal(run.json.replayed, 0);
     assert.equal(run.json.refusedForeignTopic, 1);
     assert.equal(run.json.refused[0].sourceTopic, foreign);
+    // Refused entries are not marked: a second run offers the entry again and refuses it again,
+    // naming the topic only as the reason, never as a destination (the plan table, before the
+    // blank line that starts the refused table).
     const human = await runOps(['dlq', 'replay', '--reason', 'forged', '--dry-run'], cliEnv);
-    assert.doesNotMatch(human.stdout, new RegExp(`TO[\\s\\S]*${foreign}`));
+    const [planTable, refusedTable] = human.stdout.split('\n\n');
+    assert.doesNotMatch(planTable!, new RegExp(foreign));
+    assert.match(refusedTable!, new RegExp(`${foreign} is not in KAFKA_TOPICS`));
   });
 
   it('dlq of a topic without a DLQ is empty; a DLQ name as --topic is a usage error', async () => {

@@ -53,7 +53,23 @@ describe('ops CLI: ledger reap (real Postgres)', () => {
     assert.deepEqual(first.json, { olderThanDays: 30, schema, deleted: 1 });
     assert.deepEqual(await identities(), ['fresh', 'old-2']);
 
-    const second = await runOps(['ledger', 'reap', '--older-than-days', '5'], env);
+    // Not below the DLQ retention (default 30 days): refused, nothing deleted.
+    const early = await runOps(['ledger', 'reap', '--older-than-days', '5', '--json'], env);
+    assert.equal(early.code, 2, early.stderr);
+    assert.match(early.json.message, /shorter than BRIDGE_DLQ_RETENTION_DAYS \(30\)/);
+    assert.deepEqual(await identities(), ['fresh', 'old-2']);
+    const byDefault = await runOps(['ledger', 'reap', '--json'], {
+      ...env,
+      LEDGER_RETENTION_DAYS: '5',
+    });
+    assert.equal(byDefault.code, 78, byDefault.stderr);
+    assert.match(byDefault.stderr, /LEDGER_RETENTION_DAYS/);
+    assert.deepEqual(await identities(), ['fresh', 'old-2']);
+
+    const second = await runOps(['ledger', 'reap', '--older-than-days', '5'], {
+      ...env,
+      BRIDGE_DLQ_RETENTION_DAYS: '5',
+    });
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /deleted:\s+1/);
     assert.deepEqual(await identities(), ['fresh']);

@@ -84,7 +84,10 @@ describe('ops CLI: orders (real Temporal, worker and providers)', function () {
     const human = await runOps(['orders', 'show', order.orderId], cliEnv);
     assert.equal(human.code, 0);
     assert.match(human.stdout, /step:\s+needs_attention/);
-    assert.match(human.stdout, /onceflow orders retry\|resolve\|cancel/);
+    assert.match(
+      human.stdout,
+      /npx onceflow orders retry -- \S+ · npx onceflow orders resolve -- /,
+    );
   });
 
   it('orders retry re-runs the parked step once the provider is back: one email', async () => {

@@ -105,7 +105,7 @@ describe('Web UI decodes orders through the codec server (real dev server, Chrom
 
   it('with the codec server up, the order input shows decoded (email visible)', async () => {
     codec = await startCodecServer({
-      codec: new EncryptionCodec(config.encryption.ring!),
+      codecFor: (namespace) => new EncryptionCodec(config.encryption.ring!, { namespace }),
       corsOrigin: `http://127.0.0.1:${ports.ui}`,
       namespace: 'default',
       port: codecPort,

@@ -153,6 +153,7 @@ export function fakeDeps(
     concurrency: 8,
     backoff: { initialMs: 1, maxMs: 5 },
     now: () => new Date('2026-11-23T12:00:00Z'),
+    faultContext: { ledgerSchema: 'ledger', databaseRole: 'bridge', temporalNamespace: 'orders' },
     ...overrides,
   };
   return { deps, ledger, starter, dlq };
@@ -208,13 +209,25 @@ export function orderCancelled(
   return kafkaMessage(offset, { ...r, key });
 }
 
-export function batchOf(messages: KafkaMessage[], topic = 'orders', partition = 0): Batch {
+/**
+ * A fetched batch as KafkaJS hands it to eachBatch. `skippedAfter` records follow the last
+ * message in the fetch without being handed over (transaction markers, aborted records):
+ * `lastOffset()` and the high watermark count them, as KafkaJS's do.
+ */
+export function batchOf(
+  messages: KafkaMessage[],
+  topic = 'orders',
+  partition = 0,
+  skippedAfter = 0,
+): Batch {
   const last = messages.at(-1);
+  const lastOffset = last ? Number(last.offset) + skippedAfter : -1;
   return {
     topic,
     partition,
-    highWatermark: last ? String(Number(last.offset) + 1) : '0',
+    highWatermark: String(lastOffset + 1),
     messages,
+    lastOffset: () => String(lastOffset),
   } as unknown as Batch;
 }
 

@@ -19,6 +19,7 @@ import {
   isMembershipLost,
 } from '../../../src/kafka-bridge/partition-ownership';
 import { PartitionProgress } from '../../../src/kafka-bridge/partition-progress';
+import { PartitionCommits } from '../../../src/kafka-bridge/partition-commits';
 
 describe('OffsetTracker', () => {
   it('resolves and commits only the contiguous handled prefix', () => {
@@ -201,5 +202,64 @@ describe('PartitionProgress', () => {
     assert.equal(p.stalls()[0]!.seconds, 4, 'the clock starts when a message waits again');
     p.retainOnly(() => false);
     assert.deepEqual(p.stalls(), []);
+  });
+});
+
+describe('PartitionProgress: lag against the readable end', () => {
+  it('reports readable end minus committed, and a partition first seen through markers alone', () => {
+    let now = 1_000_000;
+    const p = new PartitionProgress(() => now);
+    // A transaction is open from offset 12: the fetch's last stable offset is 12, whatever the
+    // high watermark says.
+    p.noteBatch('orders', 0, '5', '12');
+    assert.deepEqual(p.lags(), [{ topic: 'orders', partition: 0, messages: 7 }]);
+    p.noteCommitted('orders', 0, '12');
+    now += 600_000;
+    assert.deepEqual(p.lags(), [{ topic: 'orders', partition: 0, messages: 0 }]);
+    assert.equal(p.stalls()[0]!.seconds, 0, 'an open transaction is not a stall');
+    // Partition 1 was only ever fetched as a trailing commit marker at offset 40.
+    p.noteCommitted('orders', 1, '41');
+    assert.deepEqual(p.lags()[1], { topic: 'orders', partition: 1, messages: 0 });
+    assert.equal(p.stalls()[1]!.seconds, 0);
+  });
+});
+
+describe('PartitionCommits', () => {
+  it('sends one partition’s commits in order and never an offset below one already sent', async () => {
+    const commits = new PartitionCommits();
+    const sent: string[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const first = commits.commit('orders', 0, '10', async () => {
+      await slow;
+      sent.push('10');
+    });
+    const lower = commits.commit('orders', 0, '8', async () => {
+      sent.push('8');
+    });
+    const other = commits.commit('orders', 1, '3', async () => {
+      sent.push('p1:3');
+    });
+    assert.equal(await other, true, 'another partition does not wait');
+    release();
+    assert.deepEqual([await first, await lower], [true, false]);
+    assert.deepEqual(sent, ['p1:3', '10']);
+    commits.reset();
+    assert.equal(
+      await commits.commit('orders', 0, '8', async () => undefined),
+      true,
+      'a new generation starts afresh',
+    );
+  });
+
+  it('a failed commit fails its caller and does not block the next one', async () => {
+    const commits = new PartitionCommits();
+    await assert.rejects(
+      commits.commit('orders', 0, '5', async () => {
+        throw new Error('REBALANCE_IN_PROGRESS');
+      }),
+      /REBALANCE_IN_PROGRESS/,
+    );
+    assert.equal(await commits.commit('orders', 0, '5', async () => undefined), true);
   });
 });

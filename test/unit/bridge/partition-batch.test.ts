@@ -150,6 +150,44 @@ describe('handleBatch (with fakes)', () => {
     assert.deepEqual(controls.commits, ['2']);
   });
 
+  it('commits past trailing transaction markers once every message is handled: lag 0, stall 0', async () => {
+    const { deps } = fakeDeps();
+    const controls = new FakeControls();
+    // Offsets 0 and 1 are orders; 2 is the transaction's commit marker KafkaJS does not hand over.
+    await handleBatch(
+      batchOf([orderPlaced('o-0', 0), orderPlaced('o-1', 1)], 'orders', 0, 1),
+      deps,
+      controls,
+    );
+    assert.deepEqual(controls.commits, ['3']);
+    const text = await deps.metrics.registry.metrics();
+    assert.match(text, /onceflow_bridge_consumer_lag\{topic="orders",partition="0"\} 0/);
+    assert.match(
+      text,
+      /onceflow_bridge_partition_stalled_seconds\{topic="orders",partition="0"\} 0/,
+    );
+  });
+
+  it('does not commit past the markers while a message of the batch is unhandled', async () => {
+    const { deps, starter } = fakeDeps();
+    const controls = new FakeControls();
+    starter.fail = (cmd) => {
+      if (cmd.aggregateId === 'o-1') {
+        controls.running = false;
+        return econnrefused();
+      }
+      return undefined;
+    };
+    await handleBatch(
+      batchOf([orderPlaced('o-0', 0), orderPlaced('o-1', 1)], 'orders', 0, 1),
+      deps,
+      controls,
+    );
+    assert.deepEqual(controls.commits, ['1']);
+    const text = await deps.metrics.registry.metrics();
+    assert.match(text, /onceflow_bridge_consumer_lag\{topic="orders",partition="0"\} 2/);
+  });
+
   it('reports a stalled partition while a message waits, and 0 once committed', async () => {
     const { deps, starter } = fakeDeps();
     const controls = new FakeControls();

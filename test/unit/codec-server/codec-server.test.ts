@@ -1,6 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { startCodecServer, type RunningCodecServer } from '../../../src/codec-server/server';
+import {
+  isLoopbackHost,
+  startCodecServer,
+  type RunningCodecServer,
+} from '../../../src/codec-server/server';
 import { checkCodecServerConfig } from '../../../src/codec-server/main';
 import { ConfigError, loadConfig } from '../../../src/config';
 import { EncryptionCodec } from '../../../src/temporal/encryption-codec';
@@ -11,10 +15,16 @@ const TOKEN = 'codec-test-token';
 
 describe('codec server', () => {
   let server: RunningCodecServer;
-  const codec = new EncryptionCodec(parseKeyRing(generateKeyLine('c'), 'T'));
+  const ring = parseKeyRing(generateKeyLine('c'), 'T');
+  const codecFor = (namespace: string) => new EncryptionCodec(ring, { namespace });
 
   before(async () => {
-    server = await startCodecServer({ codec, corsOrigin: UI, token: TOKEN, namespace: 'default' });
+    server = await startCodecServer({
+      codecFor,
+      corsOrigin: UI,
+      token: TOKEN,
+      namespace: 'default',
+    });
   });
   after(() => server.close());
 
@@ -79,6 +89,39 @@ describe('codec server', () => {
     assert.equal((await post('/decode', { nope: 1 }, auth)).status, 400);
   });
 
+  it("decodes as the namespace it serves: another namespace's payload fails authentication", async () => {
+    const [sealed] = await codecFor('staging').encode([
+      defaultPayloadConverter.toPayload({ email: 'other-ns@example.com' }),
+    ]);
+    const asJson = {
+      metadata: Object.fromEntries(
+        Object.entries(sealed!.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+      ),
+      data: Buffer.from(sealed!.data!).toString('base64'),
+    };
+    const res = await post('/decode', { payloads: [asJson] }, auth);
+    assert.equal(res.status, 422);
+    assert.match(((await res.json()) as { error: string }).error, /namespace "default"/);
+  });
+
+  it('refuses to run without a token off loopback, whoever starts it', async () => {
+    await assert.rejects(
+      startCodecServer({ codecFor, corsOrigin: UI, namespace: 'default', host: '0.0.0.0' }),
+      /must bind a loopback address, not 0\.0\.0\.0/,
+    );
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])
+      assert.ok(isLoopbackHost(host), host);
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '10.0.0.5',
+      '128.0.0.1',
+      'codec.internal',
+      '127.0.0.1.nip.io',
+    ])
+      assert.ok(!isLoopbackHost(host), host);
+  });
+
   it('needs a token unless CODEC_SERVER_AUTH=none, and a key', () => {
     const key = generateKeyLine('k');
     const settings = (env: NodeJS.ProcessEnv) => {
@@ -94,6 +137,33 @@ describe('codec server', () => {
     assert.deepEqual(settings({ ONCEFLOW_ENCRYPTION_KEYS: key, CODEC_SERVER_TOKEN: 't' }), []);
     assert.deepEqual(settings({ ONCEFLOW_ENCRYPTION_KEYS: key, CODEC_SERVER_AUTH: 'none' }), []);
     assert.deepEqual(settings({ CODEC_SERVER_AUTH: 'none' }), ['ONCEFLOW_ENCRYPTION_KEYS']);
+    // `none` off loopback is a named config error, wherever the server runs (not only compose).
+    for (const host of ['0.0.0.0', '::', '192.168.1.20'])
+      assert.deepEqual(
+        settings({
+          ONCEFLOW_ENCRYPTION_KEYS: key,
+          CODEC_SERVER_AUTH: 'none',
+          CODEC_SERVER_HOST: host,
+        }),
+        ['CODEC_SERVER_AUTH'],
+        host,
+      );
+    assert.deepEqual(
+      settings({
+        ONCEFLOW_ENCRYPTION_KEYS: key,
+        CODEC_SERVER_AUTH: 'none',
+        CODEC_SERVER_HOST: '::1',
+      }),
+      [],
+    );
+    assert.deepEqual(
+      settings({
+        ONCEFLOW_ENCRYPTION_KEYS: key,
+        CODEC_SERVER_TOKEN: 't',
+        CODEC_SERVER_HOST: '0.0.0.0',
+      }),
+      [],
+    );
     assert.equal(loadConfig({}).codecServer.host, '127.0.0.1');
   });
 });

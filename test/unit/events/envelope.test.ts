@@ -137,6 +137,18 @@ describe('bridge: parseEnvelope', () => {
         error: /eventId: must not contain control characters/,
       },
       {
+        name: 'an event ID with a C1 control (U+009B, a one-character CSI)',
+        message: () => headerMessage(undefined, { 'event-id': 'a\u009b2Jb' }),
+        reason: 'validation-failed',
+        error: /eventId: must not contain control characters/,
+      },
+      {
+        name: 'an aggregate ID with a C1 control (U+0085, next line)',
+        message: () => bodyMessage({ aggregateId: 'order\u0085x' }, null),
+        reason: 'validation-failed',
+        error: /aggregateId: must not contain control characters/,
+      },
+      {
         name: 'an oversized aggregate ID',
         message: () => bodyMessage({ aggregateId: 'x'.repeat(201) }, null),
         reason: 'validation-failed',

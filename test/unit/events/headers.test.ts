@@ -36,7 +36,7 @@ describe('bridge: headers read defensively', () => {
     assert.deepEqual(headers.many, ['a', 'b']);
     assert.deepEqual(headers['__proto__'], Buffer.from('p'));
     assert.deepEqual(dropped, ['nul', 'getter']);
-    assert.equal(count, 7, 'every value seen counts, dropped ones too');
+    assert.equal(count, 8, 'every value sent counts, null and dropped ones too');
   });
 
   it('never reads inherited names such as constructor, toString, valueOf', () => {
@@ -64,6 +64,22 @@ describe('bridge: headers read defensively', () => {
       assert.deepEqual(sanitizeHeaders(h).dropped, []);
       assert.deepEqual(headerValues(h, 'a'), []);
     }
+  });
+
+  it('counts null values of a repeated header against the bound (issue 23)', () => {
+    // What the decoder delivers for one name repeated with null values (Kafka allows them).
+    const nulls = { many: [...Array.from({ length: MAX_HEADER_COUNT }, () => null), 'x'] };
+    const sanitized = sanitizeHeaders(nulls as unknown as IHeaders);
+    assert.deepEqual(sanitized.headers.many, ['x']);
+    assert.equal(sanitized.count, MAX_HEADER_COUNT + 1);
+    assert.match(headerBoundProblem(sanitized)!, /101 headers, more than the limit of 100/);
+    const allNull = { n: Array.from({ length: 500 }, () => null) };
+    assert.match(
+      headerBoundProblem(sanitizeHeaders(allNull as unknown as IHeaders))!,
+      /500 headers/,
+    );
+    // Each null value carries its name's bytes too.
+    assert.equal(sanitizeHeaders({ ab: [null, null] } as unknown as IHeaders).bytes, 4);
   });
 
   it('bounds the header count and bytes', () => {

@@ -44,7 +44,7 @@ describe('bridge: translateMessage', () => {
       aggregateVersion: 1,
       fingerprint: t.fingerprint,
     });
-    assert.equal(t.summary, 'Order order-123 · 3 items · 12.50 EUR · customer cust-9');
+    assert.equal(t.summary, 'Order `order-123` · 3 items · 12.50 EUR · customer `cust-9`');
   });
 
   it('gives header and body forms of one event the same command', () => {
@@ -77,7 +77,7 @@ describe('bridge: translateMessage', () => {
     assert.equal(t.workflowId, `OrderPlaced:e:${EVENT_ID}`);
     assert.equal('aggregateVersion' in t, false);
     assert.equal('aggregateVersion' in t.memo, false);
-    assert.equal(t.summary, 'Order order-123 · 3 items · 12.50 EUR · customer cust-9');
+    assert.equal(t.summary, 'Order `order-123` · 3 items · 12.50 EUR · customer `cust-9`');
   });
 
   it('fingerprints the validated data: key order and trimmed whitespace do not matter', () => {
@@ -132,7 +132,7 @@ describe('bridge: translateMessage', () => {
     assert.equal(t.workflowType, 'invoice');
     assert.equal(t.identity, `e:${EVENT_ID}`, 'event-id strategy ignores the version');
     assert.deepEqual(t.searchAttributes, { EventId: EVENT_ID, EventType: 'InvoiceIssued' });
-    assert.match(t.summary, /^InvoiceIssued \S+ v\d+ → invoice$/, 'a route without summarize');
+    assert.match(t.summary, /^InvoiceIssued `[^`]+` v\d+ → invoice$/, 'a route without summarize');
   });
 
   describe('poison', () => {
@@ -235,7 +235,26 @@ describe('bridge: translateMessage', () => {
         ),
       );
       assert.ok(utf8(t.summary) <= 400, `${utf8(t.summary)} bytes`);
-      assert.match(t.summary, /^Cancel order order-123 · (😀)+…$/u);
+      // Shortened inside its code span: the fence that closes it is never cut off.
+      assert.match(t.summary, /^Cancel order `order-123` · `(😀)+…`$/u);
+    });
+
+    it('keeps every code span of the summary closed however long and backtick-laden the IDs', () => {
+      const t = startOf(
+        translateMessage(
+          headerMessage(
+            { orderId: 'order-123', reason: '`'.repeat(300) + '<img src=x>' + '`'.repeat(300) },
+            { 'event-type': 'OrderCancelled', 'aggregate-version': '2' },
+          ),
+          DEFAULT_ROUTES,
+          options,
+        ),
+      );
+      assert.ok(utf8(t.summary) <= 400, `${utf8(t.summary)} bytes`);
+      assert.ok(!t.summary.endsWith('…'), 'not cut after the spans: each span fits its budget');
+      const reasonSpan = t.summary.split(' · ')[1]!;
+      const fence = /^`+/.exec(reasonSpan)![0];
+      assert.ok(reasonSpan.endsWith(fence), reasonSpan);
     });
 
     it('bounds each Keyword search attribute to 255 characters and 2 KiB, keeping it distinct', () => {

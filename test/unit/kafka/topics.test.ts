@@ -20,10 +20,12 @@ function fakeKafka(
   answers: (() => unknown)[],
   existing: string[] = ['orders'],
   topicConfigs: Record<string, Entry[]> = {},
+  brokerDefaults = { replicationFactor: 1, minInsync: 1 },
 ) {
   const calls = {
     created: [] as string[],
     createdConfigs: {} as Record<string, Record<string, string>>,
+    createdReplication: {} as Record<string, number | undefined>,
     altered: [] as Array<{ name: string; configEntries: { name: string; value: string }[] }>,
     metadata: 0,
     disconnected: false,
@@ -36,25 +38,48 @@ function fakeKafka(
     connect: async () => undefined,
     disconnect: async () => void (calls.disconnected = true),
     listTopics: async () => existing,
+    describeCluster: async () => ({ brokers: [{ nodeId: 7, host: '127.0.0.1', port: 9092 }] }),
     createTopics: async ({
       topics,
     }: {
-      topics: { topic: string; configEntries?: { name: string; value: string }[] }[];
+      topics: {
+        topic: string;
+        replicationFactor?: number;
+        configEntries?: { name: string; value: string }[];
+      }[];
     }) => {
       for (const t of topics) {
         calls.created.push(t.topic);
+        calls.createdReplication[t.topic] = t.replicationFactor;
         calls.createdConfigs[t.topic] = Object.fromEntries(
           (t.configEntries ?? []).map((e) => [e.name, e.value]),
         );
       }
       return true;
     },
-    describeConfigs: async ({ resources }: { resources: { name: string }[] }) => ({
+    describeConfigs: async ({ resources }: { resources: { type: number; name: string }[] }) => ({
       resources: resources.map((r) => ({
         resourceName: r.name,
         errorCode: 0,
         errorMessage: '',
-        configEntries: topicConfigs[r.name] ?? defaults(),
+        configEntries:
+          // 4 = BROKER: the fake broker 7's defaults (source 4 = static broker config).
+          r.type === 4
+            ? r.name === '7'
+              ? [
+                  {
+                    configName: 'default.replication.factor',
+                    configValue: String(brokerDefaults.replicationFactor),
+                    configSource: 4,
+                  },
+                  {
+                    configName: 'min.insync.replicas',
+                    configValue: String(brokerDefaults.minInsync),
+                    configSource: 4,
+                  },
+                ]
+              : []
+            : (topicConfigs[r.name] ?? defaults()),
       })),
     }),
     alterConfigs: async ({
@@ -159,5 +184,44 @@ describe('ensureTopics', () => {
     });
     await ensureTopics(kafka, { topics: ['orders'], partitions: 1 });
     assert.deepEqual(calls.altered, []);
+  });
+
+  it("creates topics with the cluster's replication and pins its min.insync.replicas", async () => {
+    const { kafka, calls } = fakeKafka(
+      [() => metadata(1)],
+      [],
+      {},
+      {
+        replicationFactor: 3,
+        minInsync: 2,
+      },
+    );
+    await ensureTopics(kafka, { topics: ['orders'], partitions: 1 });
+    assert.deepEqual(calls.createdReplication, { orders: 3, 'orders.dlq': 3 });
+    assert.equal(calls.createdConfigs.orders!['min.insync.replicas'], '2');
+    assert.equal(calls.createdConfigs['orders.dlq']!['min.insync.replicas'], '2');
+  });
+
+  it('gives single-broker topics one copy and no min.insync.replicas override', async () => {
+    const { kafka, calls } = fakeKafka([() => metadata(1)], []);
+    await ensureTopics(kafka, { topics: ['orders'], partitions: 1 });
+    assert.deepEqual(calls.createdReplication, { orders: 1, 'orders.dlq': 1 });
+    assert.deepEqual(calls.createdConfigs.orders, {});
+    assert.equal(calls.createdConfigs['orders.dlq']!['min.insync.replicas'], undefined);
+  });
+
+  it('pins min.insync.replicas to what an explicit replication factor can meet', async () => {
+    const { kafka, calls } = fakeKafka(
+      [() => metadata(1)],
+      [],
+      {},
+      {
+        replicationFactor: 3,
+        minInsync: 2,
+      },
+    );
+    await ensureTopics(kafka, { topics: ['orders'], partitions: 1, replicationFactor: 1 });
+    assert.deepEqual(calls.createdReplication, { orders: 1, 'orders.dlq': 1 });
+    assert.equal(calls.createdConfigs.orders!['min.insync.replicas'], '1');
   });
 });

@@ -82,19 +82,23 @@ describe('closed by default (issue 17)', () => {
     }
   });
 
-  it('DATABASE_SSL=require verifies the chain; TLS parameters in DATABASE_URL are a named error', async () => {
+  it('DATABASE_SSL=require verifies chain and host name; TLS parameters in DATABASE_URL are a named error', async () => {
     const sslOf = async (env: NodeJS.ProcessEnv) => {
       const pool = createPool(loadConfig(env).database);
       const ssl = (pool as unknown as { options: { ssl?: Record<string, unknown> } }).options.ssl;
       await pool.end();
       return ssl;
     };
-    const require = await sslOf({ DATABASE_SSL: 'require' });
-    assert.equal(require?.rejectUnauthorized, true);
-    assert.equal(typeof require?.checkServerIdentity, 'function');
-    const full = await sslOf({ DATABASE_SSL: 'verify-full' });
-    assert.equal(full?.rejectUnauthorized, true);
-    assert.equal(full?.checkServerIdentity, undefined);
+    // Node's own host-name check stays in place unless the mode says `verify-ca`
+    // (database-tls.test.ts shows each mode against a real TLS handshake).
+    for (const mode of ['require', 'verify-full']) {
+      const ssl = await sslOf({ DATABASE_SSL: mode });
+      assert.equal(ssl?.rejectUnauthorized, true, mode);
+      assert.equal(ssl?.checkServerIdentity, undefined, mode);
+    }
+    const ca = await sslOf({ DATABASE_SSL: 'verify-ca' });
+    assert.equal(ca?.rejectUnauthorized, true);
+    assert.equal(typeof ca?.checkServerIdentity, 'function');
     assert.equal(await sslOf({}), undefined);
     for (const query of ['sslmode=disable', 'sslmode=require', 'sslrootcert=/x', 'ssl=true']) {
       assert.throws(

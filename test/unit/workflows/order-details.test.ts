@@ -29,7 +29,7 @@ describe('order current details (Web UI)', () => {
     };
     const text = currentDetailsOf(status);
     assert.match(text, /last error.*charge.*ProviderUnavailable: 503/);
-    assert.match(text, /npx onceflow orders retry o-1/);
+    assert.match(text, /npx onceflow orders retry -- o-1/);
     assert.match(text, /retryStep/);
     assert.match(text, /resolveStep/);
     assert.match(text, /cancelOrder/);
@@ -84,7 +84,7 @@ describe('order current details (Web UI)', () => {
     });
     assert.match(
       text,
-      /operator actions\*\* retry by alice at 2026-11-22T11:00:00.000Z \(provider back\)/,
+      /operator actions\*\* retry by `alice` at `2026-11-22T11:00:00.000Z` \(`provider back`\)/,
     );
   });
 });
