@@ -90,6 +90,8 @@ describe('bridge: the DLQ stub record on the real broker (real Kafka, Temporal, 
     await admin.connect();
     try {
       await admin.createTopics({
+        // Not KafkaJS's wait (it throws on UNKNOWN_TOPIC_OR_PARTITION): setUp waits for leaders.
+        waitForLeaders: false,
         topics: [
           {
             topic: h.topic,
