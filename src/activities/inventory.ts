@@ -1,41 +1,44 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
-import type { ClaimVerdict } from '../db/order-claim-store';
+import type { ClaimCandidate, ClaimVerdict } from '../db/order-claim';
+import {
+  settleOrderClaim,
+  type SettleOrderClaimInput,
+  type SettleOrderClaimResult,
+} from '../db/order-claim-store';
 import {
   claimCancelledOrder,
   OutOfStockError,
   releaseStock,
   reserveStock,
+  type ReleaseInput,
   type ReleaseResult,
   type ReserveResult,
 } from '../inventory/inventory-service';
 import { FAILURE_TYPES } from './failure-types';
 
-export interface ReserveInventoryInput {
+/**
+ * The run reserving (workflow ID, first execution run ID, chain start, payload fingerprint of
+ * its OrderPlaced): it claims the order in the same transaction, unless another run has.
+ */
+export interface ReserveInventoryInput extends ClaimCandidate {
   /** Idempotency key derived by the workflow (`order:<orderId>:reserve`). */
   key: string;
   orderId: string;
   items: Array<{ sku: string; quantity: number }>;
-  /** The run reserving: it claims the order in the same transaction, unless another run has. */
-  workflowId: string;
-  /** Payload fingerprint of the run's OrderPlaced (`input.event.fingerprint`). */
-  fingerprint: string;
 }
 
-export interface ReleaseInventoryInput {
-  /** Idempotency key derived by the workflow (`order:<orderId>:release`). */
-  key: string;
-  /** Key of the reservation to release (`order:<orderId>:reserve`). */
-  reservationKey: string;
-  /** Release only if this run owns the order (or nobody has claimed it). */
-  ownerWorkflowId?: string;
-}
+/**
+ * `key`: derived by the workflow (`order:<orderId>:release`); `reservationKey`: the
+ * reservation's (`order:<orderId>:reserve`); `ownerWorkflowId`: release only if this run owns
+ * the order (or nobody has claimed it); `settle`: also record the settlement on its claim.
+ */
+export type ReleaseInventoryInput = ReleaseInput;
 
-export interface ClaimCancelledOrderInput {
-  orderId: string;
-  workflowId: string;
-  fingerprint: string;
-}
+export type ClaimCancelledOrderInput = ClaimCandidate & { orderId: string };
+
+/** The owner records how its order ended (src/db/order-claim-store.ts, settleOrderClaim). */
+export type SettleOrderInput = SettleOrderClaimInput;
 
 /** Inventory activities on the service's own Postgres (one transaction per call). */
 export function createInventoryActivities(deps: { pool: pg.Pool }) {
@@ -69,6 +72,14 @@ export function createInventoryActivities(deps: { pool: pg.Pool }) {
     /** A run cancelled before reserving: claims the order as cancelled, or names its owner. */
     async claimCancelledOrder(input: ClaimCancelledOrderInput): Promise<ClaimVerdict> {
       return claimCancelledOrder(deps.pool, input);
+    },
+
+    /**
+     * The owner's last word on its order: completed, rejected, declined or cancelled. One
+     * statement; the workflow runs it as a local activity, so it adds no server round trip.
+     */
+    async settleOrder(input: SettleOrderInput): Promise<SettleOrderClaimResult> {
+      return settleOrderClaim(deps.pool, input);
     },
   };
 }

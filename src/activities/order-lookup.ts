@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { SettledState } from '../db/order-claim';
 import { findOrderOwner } from '../db/order-claim-store';
 
 export interface FindOrderWorkflowInput {
@@ -10,6 +11,11 @@ export interface FindOrderWorkflowResult {
   workflowId?: string;
   /** `claim` (the owner) or `ledger` (no claim yet: the first OrderPlaced run). */
   foundBy?: 'claim' | 'ledger';
+  /** The owner's first execution run ID, when its claim records one. */
+  runId?: string;
+  /** How the order ended, when its claim says (a cancellation may find nothing left to do). */
+  settled?: SettledState;
+  settledAt?: string;
 }
 
 /**
@@ -21,7 +27,16 @@ export function createOrderLookupActivities(deps: { pool: pg.Pool }) {
   return {
     async findOrderWorkflow(input: FindOrderWorkflowInput): Promise<FindOrderWorkflowResult> {
       const owner = await findOrderOwner(deps.pool, input.orderId);
-      return owner ? { workflowId: owner.workflowId, foundBy: owner.foundBy } : {};
+      if (!owner) return {};
+      const claim = owner.claim;
+      return {
+        workflowId: owner.workflowId,
+        foundBy: owner.foundBy,
+        ...(claim?.runId !== undefined ? { runId: claim.runId } : {}),
+        ...(claim?.settled !== undefined
+          ? { settled: claim.settled, settledAt: claim.settledAt }
+          : {}),
+      };
     },
   };
 }

@@ -72,6 +72,22 @@ export class Fleet {
     }
   }
 
+  /**
+   * Graceful stop of one member (SIGTERM: a bridge commits and leaves its consumer group at
+   * once, which a group reset needs), until `start` brings it back.
+   */
+  async stop(name: string): Promise<void> {
+    const component = this.running.get(name);
+    if (!component) return;
+    this.killing.add(name);
+    try {
+      await stopComponent(component);
+      this.running.delete(name);
+    } finally {
+      this.killing.delete(name);
+    }
+  }
+
   /** Graceful stop of every member, in reverse start order. */
   async stopAll(): Promise<void> {
     const all = [...this.running.entries()].reverse();

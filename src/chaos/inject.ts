@@ -9,6 +9,7 @@ import {
 import type { Fleet } from './fleet';
 import type { InjectedFault } from './report';
 import { describeFault, faultDetail, type ScheduledFault } from './schedule';
+import { letTimePass, type TimePassesContext, type TimePassesReport } from './time-passes';
 import { adminHeaders } from '../sandbox/admin-auth';
 
 export interface InjectContext {
@@ -21,6 +22,10 @@ export interface InjectContext {
   /** Epoch ms the schedule's offsets count from. */
   startedAt: number;
   log: (line: string) => void;
+  /** What the time-passes fault forgets and re-reads; the fault is refused without it. */
+  memories?: Omit<TimePassesContext, 'fleet' | 'providersUrl' | 'providersToken' | 'log'>;
+  /** Each time-passes fault's report, in the order they ended. */
+  timePassed?: TimePassesReport[];
 }
 
 /** The providers refused a fault setting; the run would not test what it claims. */
@@ -54,6 +59,15 @@ export async function clearProviderFaults(ctx: InjectContext): Promise<void> {
   await putFaults(ctx);
 }
 
+// A kill of the bridge and the time-passes fault both stop and start the bridge: one waits for
+// the other, so a restart never lands in the middle of a consumer-group reset.
+let bridgeTurn: Promise<unknown> = Promise.resolve();
+function withBridge<T>(fn: () => Promise<T>): Promise<T> {
+  const mine = bridgeTurn.then(fn, fn);
+  bridgeTurn = mine.catch(() => undefined);
+  return mine;
+}
+
 // Scheduling, not synchronisation: a fault waits for its moment on the run's clock.
 const until = (epochMs: number) =>
   new Promise((r) => setTimeout(r, Math.max(0, epochMs - Date.now())));
@@ -61,11 +75,31 @@ const until = (epochMs: number) =>
 async function apply(ctx: InjectContext, f: ScheduledFault): Promise<void> {
   switch (f.kind) {
     case 'kill-worker':
-    case 'kill-bridge':
       await ctx.fleet.kill(f.target);
       await until(Date.now() + f.forMs);
       await ctx.fleet.start(f.target);
       return;
+    case 'kill-bridge':
+      return withBridge(async () => {
+        await ctx.fleet.kill(f.target);
+        await until(Date.now() + f.forMs);
+        await ctx.fleet.start(f.target);
+      });
+    case 'time-passes': {
+      const memories = ctx.memories;
+      if (!memories) throw new FaultInjectionError("time-passes needs the run's memories");
+      const report = await withBridge(() =>
+        letTimePass({
+          ...memories,
+          fleet: ctx.fleet,
+          providersUrl: ctx.providersUrl,
+          providersToken: ctx.providersToken,
+          log: ctx.log,
+        }),
+      );
+      (ctx.timePassed ??= []).push(report);
+      return;
+    }
     case 'provider-faults': {
       const endpoint = f.target as FaultEndpoint;
       const windows = open.get(endpoint) ?? new Map<ScheduledFault, object>();

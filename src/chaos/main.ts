@@ -16,6 +16,8 @@ import { CHAOS_USAGE, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
+import type { TimePassesReport } from './time-passes';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 import {
   countSecondRuns,
   countTransientWaits,
@@ -95,6 +97,11 @@ async function main(argv: string[]): Promise<number> {
     const ctx: InjectContext = {
       ...{ fleet, stack, providersUrl, seed: args.seed, startedAt, log: say },
       providersToken: config.providers.adminToken,
+      memories: {
+        ...{ client, kafka, pool, schema: config.database.schema, prefix: scenario.prefix },
+        ...{ topic, groupId: config.kafka.groupId },
+      },
+      timePassed: [],
     };
     const [injected] = await Promise.all([
       runSchedule(ctx, schedule),
@@ -140,6 +147,31 @@ async function main(argv: string[]): Promise<number> {
       ['parked-on-transient-cause', parkedOnTransient],
     ];
     const faultCounts = new Map(Object.entries(countByKind(injected)));
+    // What time forgot (the claims alone remembered) and how much was read again.
+    const timePassed = ctx.timePassed ?? [];
+    const sumOf = (pick: (r: TimePassesReport) => number) =>
+      timePassed.reduce((total, r) => total + pick(r), 0);
+    const deletedRuns = (type: string) => sumOf((r) => r.deletedRuns[type] ?? 0);
+    faultCounts.set(
+      'ledger rows reaped (time passes)',
+      sumOf((r) => r.reapedLedgerRows),
+    );
+    faultCounts.set(
+      'closed order runs deleted (time passes)',
+      deletedRuns(WORKFLOW_TYPE.orderFulfillment),
+    );
+    faultCounts.set(
+      'closed cancellation runs deleted (time passes)',
+      deletedRuns(WORKFLOW_TYPE.orderCancellation),
+    );
+    faultCounts.set(
+      'provider keys expired (time passes)',
+      sumOf((r) => r.expiredKeys),
+    );
+    faultCounts.set(
+      'messages read again (time passes)',
+      sumOf((r) => r.rereadMessages),
+    );
     faultCounts.set('parked orders retried', retried);
     faultCounts.set('orders that waited on a transient cause', waits.orders);
     faultCounts.set('longest transient wait (s)', Math.round(waits.maxMs / 1000));
@@ -161,7 +193,7 @@ async function main(argv: string[]): Promise<number> {
       streamDefects: describeStreamRows(scenario.stream),
       secondRuns: [
         [
-          `ended duplicate (of ${counts.resends} resends + ${counts.versionBumps} version bumps)`,
+          `ended duplicate (of ${counts.resends} resends + ${counts.versionBumps} version bumps + ${deletedRuns(WORKFLOW_TYPE.orderFulfillment)} runs deleted, read again)`,
           secondRuns.duplicate,
         ],
         ['ended order-conflict', secondRuns.orderConflict],
@@ -175,7 +207,7 @@ async function main(argv: string[]): Promise<number> {
     for (const d of report.discrepancies.slice(0, 20))
       say(`    ${d.class} ${d.subject}: ${d.detail}`);
     say(
-      `second runs of an order: ${secondRuns.duplicate} ended duplicate (${counts.resends + counts.versionBumps} resent), ${secondRuns.orderConflict} ended order-conflict`,
+      `second runs of an order: ${secondRuns.duplicate} ended duplicate (${counts.resends + counts.versionBumps} resent, ${deletedRuns(WORKFLOW_TYPE.orderFulfillment)} deleted and read again), ${secondRuns.orderConflict} ended order-conflict`,
     );
     say(`faults: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
     say(
@@ -197,6 +229,7 @@ async function main(argv: string[]): Promise<number> {
         stream: counts,
         expectedWorkflows: expected,
         secondRuns,
+        timePassed,
         transientWaits: { ...waits, parkedOnTransient },
         violations,
         invariants: Object.fromEntries(invariants),

@@ -12,6 +12,7 @@ import {
 } from '../workflows/order-definitions';
 import type { Sample } from './report';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
 /** Samples visibility counts of the run every second until stopped (a timer, not a wait). */
 export function startSampler(client: Client, prefix: string, startedAt: number) {
@@ -139,8 +140,9 @@ export async function countTransientWaits(
 }
 
 /**
- * Workflows of the run that found their order owned by another run, by how they ended
+ * Order runs of the run that found their order owned by another run, by how they ended
  * (OrderStep `duplicate`: same payload, nothing done; `order_conflict`: different payload).
+ * A resend, a version bump, or the same event read again after its first run was deleted.
  */
 export async function countSecondRuns(
   client: Client,
@@ -148,6 +150,7 @@ export async function countSecondRuns(
 ): Promise<{ duplicate: number; orderConflict: number }> {
   const ofStep = (step: string) =>
     visibility.allOf(
+      visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
       visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
       visibility.equals(SEARCH_ATTRIBUTE.orderStep, step),
     );

@@ -9,7 +9,13 @@ export type FaultKind =
   | 'provider-outage'
   | 'kafka-restart'
   | 'postgres-restart'
-  | 'temporal-restart';
+  | 'temporal-restart'
+  /**
+   * Every memory but the order claims forgets the run's past at once (src/chaos/time-passes.ts):
+   * the ledger reaped, closed runs deleted from Temporal, the providers' keys of settled orders
+   * expired; then the bridge reads the source topic again from the beginning.
+   */
+  | 'time-passes';
 
 export interface ScheduledFault {
   /** Ms after the run's start. */
@@ -50,8 +56,8 @@ const KILL_TARGETS = [
  * The seeded fault schedule of a chaos run. Process kills come about once a minute at seeded
  * moments, every target at least once, so a long run kills often and a short one still kills
  * each process; provider fault windows of each type come about every five minutes. Kafka and
- * Postgres restart once each, in separate thirds so one does not mask the other. A failing
- * seed re-runs with the same faults at the same offsets.
+ * Postgres restart once each, in separate thirds so one does not mask the other; time passes
+ * once, mid-run. A failing seed re-runs with the same faults at the same offsets.
  */
 export function buildSchedule(seed: number, durationMs: number): ScheduledFault[] {
   const rnd = createPrng(seed ^ 0x5eed);
@@ -65,6 +71,9 @@ export function buildSchedule(seed: number, durationMs: number): ScheduledFault[
   schedule.push({ atMs: at(0.2, 0.4), kind: 'kafka-restart', target: 'kafka', forMs: 0 });
   schedule.push({ atMs: at(0.45, 0.55), kind: 'temporal-restart', target: 'temporal', forMs: 0 });
   schedule.push({ atMs: at(0.6, 0.7), kind: 'postgres-restart', target: 'postgres', forMs: 0 });
+  // Drawn last, so the seeds' earlier faults keep their moments. Mid-run, while events still
+  // flow, between the Temporal and the Postgres restarts.
+  schedule.push({ atMs: at(0.55, 0.6), kind: 'time-passes', target: 'memories', forMs: 0 });
   return schedule.sort((a, b) => a.atMs - b.atMs);
 }
 

@@ -64,6 +64,7 @@ async function main(): Promise<void> {
       corsOrigin: codecServer.corsOrigin,
       auth: codecServer.auth,
       keyIds: redactConfig(config).encryption.keyIds,
+      settingsFrom: config.origin,
     },
     'codec server listening',
   );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConfigProblem } from './config-error';
 import type { SettingSpec } from './setting-spec';
 import { SETTINGS } from './settings';
 
@@ -39,11 +40,8 @@ const envSchema = z.object(
   ),
 );
 
-/** One problem with one setting. */
-export interface SettingProblem {
-  setting: string;
-  message: string;
-}
+/** One problem with one setting (the shape ConfigError carries). */
+export type SettingProblem = ConfigProblem;
 
 /**
  * Parses the settings from an environment. Empty strings count as unset (a blank line in an

@@ -9,8 +9,10 @@ export {
   requireEncryptionKey,
   type Config,
   type EncryptionConfig,
+  type LoadConfigOptions,
   type TemporalTlsConfig,
 } from './load';
+export type { ConfigOrigin, SettingSource } from './sources';
 export { redactConfig, redactUrl } from './redact';
 export { SETTINGS } from './settings';
 export type { SettingSpec } from './setting-spec';

@@ -9,15 +9,17 @@ export interface LoadOptions {
 }
 
 /**
- * For entry points: a bad setting stops the process at start with a message naming it
- * (exit code 78, EX_CONFIG), instead of a stack trace on first use.
+ * For entry points: the settings from the environment, else the running local stack, else
+ * the defaults (src/config/local-stack.ts). A bad setting, or none at all with no stack
+ * running, stops the process at start with a message naming it, printed as lines (exit code
+ * 78, EX_CONFIG), instead of a stack trace on first use.
  */
 export function loadConfigOrExit(
   env: NodeJS.ProcessEnv = process.env,
   options: LoadOptions = {},
 ): Config {
   try {
-    const config = loadConfig(env);
+    const config = loadConfig(env, { localStack: true });
     if (options.temporalPayloads !== false) requireEncryptionKey(config);
     return config;
   } catch (err) {

@@ -1,6 +1,8 @@
 import { KeyRingError, parseKeyRing, readKeyFile, type KeyRing } from '../temporal/key-ring';
 import { ConfigError } from './config-error';
 import { parseEnv, type Env, type SettingProblem } from './env';
+import type { LivenessProbe } from './local-stack-file';
+import { fromStackNamed, keyHintOf, layerSettings, type ConfigOrigin } from './sources';
 
 /** Payload encryption (src/temporal/data-converter.ts). */
 export interface EncryptionConfig {
@@ -16,24 +18,44 @@ export interface EncryptionConfig {
 
 /**
  * The typed settings every component receives. Its shape follows from the settings table
- * (src/config/settings.ts: types and defaults) and the mapping below (where each one goes).
+ * (src/config/settings.ts: types and defaults) and the mapping below (where each one goes);
+ * `origin` says where each value came from (environment, local stack, default).
  */
-export type Config = ReturnType<typeof toConfig> & { encryption: EncryptionConfig };
+export type Config = ReturnType<typeof toConfig> & {
+  encryption: EncryptionConfig;
+  origin: ConfigOrigin;
+};
 
 export type TemporalTlsConfig = NonNullable<Config['temporal']['tls']>;
+
+/** Options of loadConfig. */
+export interface LoadConfigOptions {
+  /**
+   * Take settings the environment leaves unset from the running local stack
+   * (src/config/local-stack.ts: when it is looked for, and the precedence). `true` for entry
+   * points (loadConfigOrExit, the ops CLI); a probe object in tests. Default false: the
+   * environment and the defaults only, so a library caller or a test never picks up a stack.
+   * Example: `loadConfig(process.env, { localStack: true })`.
+   */
+  localStack?: boolean | LivenessProbe;
+}
 
 /**
  * Reads and validates the settings. Throws ConfigError naming every bad setting, so an entry
  * point stops at start instead of failing later on first use.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = parseEnv(env);
-  if (!parsed.ok) throw new ConfigError(parsed.problems);
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadConfigOptions = {},
+): Config {
+  const layered = layerSettings(env, options.localStack);
+  const parsed = parseEnv(layered.env);
+  if (!parsed.ok) throw new ConfigError(fromStackNamed(parsed.problems, layered.origin));
   const e = parsed.env;
   const problems = crossCheck(e);
   const encryption = loadKeyRing(e, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...toConfig(e), encryption };
+  if (problems.length > 0) throw new ConfigError(fromStackNamed(problems, layered.origin));
+  return { ...toConfig(e), encryption, origin: layered.origin };
 }
 
 function loadKeyRing(e: Env, problems: SettingProblem[]): EncryptionConfig {
@@ -68,16 +90,21 @@ function loadKeyRing(e: Env, problems: SettingProblem[]): EncryptionConfig {
  * Every process that talks to Temporal calls this at start (loadConfigOrExit, and the data
  * converter): without a key it refuses to run, unless encryption was turned off by name.
  */
-export function requireEncryptionKey(config: Pick<Config, 'encryption'>): void {
+export function requireEncryptionKey(
+  config: Pick<Config, 'encryption'> & { origin?: ConfigOrigin },
+): void {
   if (config.encryption.off || config.encryption.ring) return;
-  throw new ConfigError([
-    {
-      setting: 'ONCEFLOW_ENCRYPTION_KEYS',
-      message:
-        'is required (or ONCEFLOW_ENCRYPTION_KEY_FILE): payloads are encrypted by default; ' +
-        'set ONCEFLOW_ENCRYPTION=off to run without encryption',
-    },
-  ]);
+  throw new ConfigError(
+    [
+      {
+        setting: 'ONCEFLOW_ENCRYPTION_KEYS',
+        message:
+          'is required (or ONCEFLOW_ENCRYPTION_KEY_FILE): payloads are encrypted by default; ' +
+          'set ONCEFLOW_ENCRYPTION=off to run without encryption',
+      },
+    ],
+    { hint: keyHintOf(config.origin) },
+  );
 }
 
 function crossCheck(e: Env): SettingProblem[] {
@@ -220,6 +247,8 @@ function toConfig(e: Env) {
       dbSchema: e.PROVIDERS_DB_SCHEMA,
       /** Secret token of the admin API and mail log; undefined = those routes are closed. */
       adminToken: e.PROVIDERS_ADMIN_TOKEN,
+      /** PROVIDERS_KEY_TTL in ms: how long the sandbox keeps an idempotency key. */
+      keyTtlMs: e.PROVIDERS_KEY_TTL,
     },
     searchAttributes: {
       customerId: e.CUSTOMER_ID_SEARCH_ATTRIBUTE,

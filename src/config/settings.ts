@@ -238,6 +238,14 @@ export const SETTINGS = {
     default: 'sandbox',
     doc: "Postgres schema holding the sandbox providers' key store and ledgers.",
   },
+  PROVIDERS_KEY_TTL: {
+    parse: duration,
+    default: '24h',
+    doc:
+      'How long the sandbox providers remember an idempotency key and its stored response ' +
+      '(Stripe keeps them 24 h): a key sent again later acts again, as at a real provider. ' +
+      'The order claim, not the provider, is what keeps an order from acting twice.',
+  },
   ORDER_TRANSIENT_RETRY_WINDOW: {
     parse: duration,
     default: '1h',
@@ -314,6 +322,23 @@ export const SETTINGS = {
     parse: base64Key,
     doc: 'Base64, at least 16 bytes: keeps CustomerId HMACs stable across key rotations.',
     secret: true,
+  },
+  ONCEFLOW_LOCAL_STACK: {
+    parse: z.enum(['auto', 'off'], 'must be auto or off'),
+    default: 'auto',
+    doc:
+      '`auto`: a setting the environment leaves unset is taken from the running local stack ' +
+      '(`npm run stack`, the demo), found through its state file (ONCEFLOW_STATE_DIR), so ' +
+      'every command works in a new shell with nothing exported; never when NODE_ENV=production ' +
+      'or when TEMPORAL_ADDRESS, KAFKA_BROKERS or DATABASE_URL is set. `off`: environment and ' +
+      'defaults only (src/config/local-stack.ts).',
+  },
+  ONCEFLOW_STATE_DIR: {
+    parse: nonEmpty,
+    doc:
+      "The local stack's state folder (binaries, data, logs, dev key, `stack.json`), where " +
+      'the stack writes its state and onceflow processes look for it.',
+    shownDefault: '`.onceflow/`',
   },
   CODEC_SERVER_CORS_ORIGIN: {
     parse: httpUrl,

@@ -17,6 +17,7 @@ import {
 } from '../pipeline/components';
 import { buildScenario, seedStock } from '../pipeline/scenario';
 import { checkInvariants, type OrderFacts } from '../pipeline/invariants';
+import { listOrderClaims } from '../db/order-claim-store';
 import {
   countRunWorkflows,
   readDlqByReason,
@@ -91,12 +92,17 @@ async function main(): Promise<number> {
     progress.finish();
 
     const steps = await readOrderSteps(client, scenario.prefix);
+    const claims = new Map(
+      (await listOrderClaims(pool, { prefix: scenario.prefix })).map((c) => [c.orderId, c]),
+    );
     const cancelled = new Set(cancelledOrderIds);
     const facts = new Map<string, OrderFacts>();
     for (const [orderId, data] of orders) {
+      const settled = claims.get(orderId)?.settled;
       facts.set(orderId, {
         data,
         step: steps.get(orderId),
+        ...(settled !== undefined ? { settled } : {}),
         cancelled: cancelled.has(orderId),
         effects: await readOrderEffects(providersUrl, orderId, config.providers.adminToken),
       });

@@ -1,10 +1,6 @@
 import type pg from 'pg';
-import {
-  claimOrder,
-  findOrderClaim,
-  type ClaimVerdict,
-  type OrderClaim,
-} from '../db/order-claim-store';
+import type { ClaimCandidate, ClaimVerdict, OrderClaim, SettledState } from '../db/order-claim';
+import { claimOrder, findOrderClaim, settleOrderClaim } from '../db/order-claim-store';
 import {
   findReservation,
   insertReservation,
@@ -33,6 +29,11 @@ export interface ReservedResult {
   items: ReservedLine[];
   /** True when this call found the reservation already made (a repeat). */
   repeated: boolean;
+  /**
+   * Set when the owner's own chain asked after the order had settled (a Temporal reset): how
+   * it had ended. Its steps run again with the order's keys; the claim says so (reopened_at).
+   */
+  reopened?: { settled: SettledState; settledAt: string };
 }
 
 /** Another run owns the order: nothing was reserved or claimed by this call. */
@@ -43,15 +44,12 @@ export interface NotOwnerResult {
 
 export type ReserveResult = ReservedResult | NotOwnerResult;
 
-export interface ReserveInput {
+/** The run asking (it becomes the order's owner if nobody is) and what it reserves. */
+export interface ReserveInput extends ClaimCandidate {
   /** The reservation's idempotency key (`order:<orderId>:reserve`). */
   key: string;
   orderId: string;
   items: ReservedLine[];
-  /** The run asking: it becomes the order's owner if nobody is. */
-  workflowId: string;
-  /** Fingerprint of the run's OrderPlaced data: tells a duplicate from an order conflict. */
-  fingerprint: string;
 }
 
 export interface ReleaseResult {
@@ -61,6 +59,21 @@ export interface ReleaseResult {
   repeated: boolean;
   /** Set when the order belongs to another run than `ownerWorkflowId`: nothing was done. */
   notOwner?: string;
+  /** With `settle`: whether the owner's claim now records the settlement. */
+  settled?: boolean;
+}
+
+/** Input of releaseStock. */
+export interface ReleaseInput {
+  key: string;
+  reservationKey: string;
+  /** Release only on behalf of this run's order (or when nobody has claimed it). */
+  ownerWorkflowId?: string;
+  /**
+   * Records on the owner's claim, in the release's transaction, how the order ended (the
+   * cancellation workflow: `refunded`), so the settlement costs no statement of its own.
+   */
+  settle?: { settled: SettledState; runId?: string };
 }
 
 /** Merges lines per SKU and sorts them, so concurrent reservations lock rows in one order. */
@@ -109,8 +122,11 @@ export async function reserveInTransaction(
   input: ReserveInput,
 ): Promise<ReserveResult> {
   const items = normaliseLines(input.items);
-  const other = notOwner(await claimOrder(client, input));
+  const verdict = await claimOrder(client, input);
+  const other = notOwner(verdict);
   if (other) return other;
+  const reopened =
+    verdict.kind === 'owner' && verdict.reopened ? { reopened: verdict.reopened } : {};
   if (!(await insertReservation(client, { key: input.key, orderId: input.orderId, items }))) {
     const first = await findReservation(client, input.key);
     return {
@@ -118,6 +134,7 @@ export async function reserveInTransaction(
       reservationKey: input.key,
       items: first?.items ?? items,
       repeated: true,
+      ...reopened,
     };
   }
   for (const line of items) {
@@ -126,7 +143,7 @@ export async function reserveInTransaction(
       throw new OutOfStockError(line.sku, line.quantity, available, input.key);
     }
   }
-  return { verdict: 'owner', reservationKey: input.key, items, repeated: false };
+  return { verdict: 'owner', reservationKey: input.key, items, repeated: false, ...reopened };
 }
 
 /**
@@ -134,11 +151,9 @@ export async function reserveInTransaction(
  * status make it act once, whichever key (release, cancellation) asks first. With
  * `ownerWorkflowId`, only on behalf of the order's owner: a run that never owned the order
  * (a duplicate cancelled while its reserve was in doubt) must not release the owner's stock.
+ * With `settle`, the owner's claim records the settlement in the same transaction.
  */
-export async function releaseStock(
-  pool: pg.Pool,
-  input: { key: string; reservationKey: string; ownerWorkflowId?: string },
-): Promise<ReleaseResult> {
+export async function releaseStock(pool: pg.Pool, input: ReleaseInput): Promise<ReleaseResult> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -148,14 +163,31 @@ export async function releaseStock(
       await client.query('COMMIT');
       return { released: false, repeated: false, notOwner: claim.workflowId };
     }
+    const settle = async (): Promise<{ settled?: boolean }> => {
+      if (!input.settle || !claim) return {};
+      const done = await settleOrderClaim(client, {
+        orderId: claim.orderId,
+        workflowId: claim.workflowId,
+        runId: input.settle.runId,
+        fingerprint: claim.fingerprint,
+        settled: input.settle.settled,
+      });
+      return { settled: done.settled };
+    };
     if (!reservation || reservation.status === 'released') {
+      const settled = await settle();
       await client.query('COMMIT');
-      return { released: reservation !== undefined, repeated: reservation !== undefined };
+      return {
+        released: reservation !== undefined,
+        repeated: reservation !== undefined,
+        ...settled,
+      };
     }
     for (const line of reservation.items) await returnStock(client, line.sku, line.quantity);
     await markReleased(client, input.reservationKey, input.key);
+    const settled = await settle();
     await client.query('COMMIT');
-    return { released: true, repeated: false };
+    return { released: true, repeated: false, ...settled };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
@@ -172,7 +204,7 @@ export async function releaseStock(
  */
 export async function claimCancelledOrder(
   pool: pg.Pool,
-  input: { orderId: string; workflowId: string; fingerprint: string },
+  input: ClaimCandidate & { orderId: string },
 ): Promise<ClaimVerdict> {
   const client = await pool.connect();
   try {

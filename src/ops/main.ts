@@ -102,6 +102,16 @@ function exitCodeOf(err: unknown): number {
   return EXIT.failure;
 }
 
+/**
+ * An error's message for the terminal. Our own multi-line messages (a bad setting, no stack
+ * to use, bad usage) print as lines, each made inert; any other message may quote a producer
+ * or a provider, so it stays one inert line and cannot forge output lines.
+ */
+function shownMessage(err: unknown, message: string): string {
+  const ours = err instanceof ConfigError || err instanceof UsageError;
+  return ours ? message.split('\n').map(inert).join('\n') : inert(message);
+}
+
 /** Runs one command; returns the exit code. Never throws. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
   const { json, args } = splitCommandLine(argv);
@@ -116,7 +126,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   try {
     const command = COMMANDS[args[0]!]?.[args[1] ?? ''];
     if (!command) throw new UsageError(`unknown command: ${args.slice(0, 2).join(' ')}`);
-    ctx = new OpsContext(loadConfig(env));
+    ctx = new OpsContext(loadConfig(env, { localStack: true }));
     const result = await command(ctx, args.slice(2));
     process.stdout.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.human}\n`);
     return result.exitCode ?? EXIT.ok;
@@ -128,7 +138,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     };
     // With --json the error is a JSON document on stdout too, so a script parses one shape.
     if (json) process.stdout.write(`${JSON.stringify({ ...error, exitCode: code }, null, 2)}\n`);
-    process.stderr.write(`onceflow: ${inert(error.message)}\n`);
+    process.stderr.write(`onceflow: ${shownMessage(err, error.message)}\n`);
     if (code === EXIT.usage) process.stderr.write(USAGE);
     else if (!(
       err instanceof NotFoundError ||

@@ -2,12 +2,14 @@
  * The operator actions an order received, for `orders show`: the workflow's own record
  * (`OrderStatus.operatorActions`, live from the status query) when it has one, else read
  * from the run's history, where every retryStep/resolveStep/cancelOrder signal is kept with
- * its payload ({ by, reason, at }) and the sender's identity. The history answers for
- * closed runs, with no worker, and for workflows built before they recorded actions.
+ * its payload ({ by, reason, at }) and the sender's identity, and every Temporal reset as the
+ * workflow task it failed (cause RESET_WORKFLOW, the operator's reason, the base run). The
+ * history answers for closed runs, with no worker, and for workflows built before they
+ * recorded actions.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { tsToDate } from '@temporalio/common/lib/time';
 import {
   cancelOrderSignal,
@@ -21,6 +23,9 @@ export type RecordedAction = RecordedOperatorAction & {
   /** Where it was read: the workflow's status or the run's history. */
   source?: 'status' | 'history';
 };
+
+const RESET_CAUSE =
+  temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW;
 
 const ACTION_OF_SIGNAL: Record<string, RecordedOperatorAction['action']> = {
   [retryStepSignal.name]: 'retry',
@@ -42,6 +47,18 @@ export async function operatorActionsOfHistory(
 ): Promise<RecordedAction[]> {
   const out: RecordedAction[] = [];
   for (const e of events) {
+    const failed = e.workflowTaskFailedEventAttributes;
+    if (failed?.cause === RESET_CAUSE) {
+      // A reset repeats the steps after its point with the order's keys: an operator action.
+      out.push({
+        action: 'reset',
+        by: failed.identity || 'unknown',
+        reason: `${failed.failure?.message || 'no reason given'} (run ${failed.newRunId ?? '?'} from ${failed.baseRunId ?? '?'})`,
+        at: e.eventTime ? tsToDate(e.eventTime).toISOString() : '',
+        source: 'history',
+      });
+      continue;
+    }
     const signal = e.workflowExecutionSignaledEventAttributes;
     const action = signal ? ACTION_OF_SIGNAL[signal.signalName ?? ''] : undefined;
     if (!signal || !action) continue;
@@ -79,6 +96,13 @@ export async function readOperatorActions(
   }
 }
 
+/** ` of charge (key …)`: the step a retry or resolve acted on; a retry repeats its effect. */
+function stepOfAction(a: RecordedAction): string {
+  if (!a.step) return '';
+  const again = a.action === 'retry' ? '; its effect runs again under that key' : '';
+  return ` of ${a.step} (key ${a.key ?? '?'}${again})`;
+}
+
 /** `operator action:` lines of `orders show`. */
 export function operatorActionLines(
   actions: RecordedAction[] | { error: string },
@@ -86,6 +110,6 @@ export function operatorActionLines(
   if ('error' in actions) return [['operator actions', actions.error]];
   return actions.map((a) => [
     'operator action',
-    `${a.at} ${a.action} by ${a.by}${a.reason ? `: ${a.reason}` : ''}`,
+    `${a.at} ${a.action}${stepOfAction(a)} by ${a.by}${a.reason ? `: ${a.reason}` : ''}`,
   ]);
 }

@@ -1,5 +1,6 @@
 import { adminHeaders } from '../sandbox/admin-auth';
 import { parseArgs } from 'node:util';
+import type { OrderClaim } from '../db/order-claim';
 import { findOrderClaim } from '../db/order-claim-store';
 import { findReservation } from '../inventory/reservation-store';
 import type { LedgerView } from '../sandbox/admin-routes';
@@ -13,6 +14,13 @@ import {
   stepKeys,
   type OrderResult,
 } from '../workflows/order-definitions';
+import {
+  attentionLine,
+  attentionOf,
+  plainOfMarkdown,
+  type AttentionView,
+  type SeenAttention,
+} from './order-attention';
 import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
 import { operatorActionLines, readOperatorActions } from './operator-history';
@@ -30,6 +38,7 @@ import {
   formatFields,
   formatTable,
   InvalidStateError,
+  NotFoundError,
   parseDuration,
   parsePositiveInt,
   UsageError,
@@ -124,22 +133,24 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true });
   const orderId = positional(positionals, 'order ID');
   const client = await ctx.temporal();
-  const run = await findOrderRun(client, ctx.db(), orderId);
-  const handle = client.workflow.getHandle(run.workflowId, run.runId);
-  const described = await handle.describe();
-  const running = described.status.name === 'RUNNING';
+  const claim = await findOrderClaim(ctx.db(), orderId);
+  // The claim outlives the run: past Temporal's retention the order is still shown, from it.
+  const run = await findOrderRun(client, ctx.db(), orderId).catch((err: unknown) => {
+    if (err instanceof NotFoundError && claim) return undefined;
+    throw err;
+  });
+  const handle = run && client.workflow.getHandle(run.workflowId, run.runId);
+  const described = await handle?.describe();
+  const running = described?.status.name === 'RUNNING';
   // Every other run for the order: re-sends that ended as duplicates or order conflicts.
-  const [claim, otherRuns] = await Promise.all([
-    findOrderClaim(ctx.db(), orderId),
-    listExecutions(client, buildOrderQuery({ orderId }), 100).then((infos) =>
-      infos
-        .filter((i) => i.workflowId !== run.workflowId)
-        .map((i) => ({ workflowId: i.workflowId, status: i.status.name, step: stepOf(i) })),
-    ),
-  ]);
-  const live = running ? await queryStatus(handle) : undefined;
+  const otherRuns = await listExecutions(client, buildOrderQuery({ orderId }), 100).then((infos) =>
+    infos
+      .filter((i) => i.workflowId !== run?.workflowId)
+      .map((i) => ({ workflowId: i.workflowId, status: i.status.name, step: stepOf(i) })),
+  );
+  const live = handle && running ? await queryStatus(handle) : undefined;
   const result =
-    described.status.name === 'COMPLETED'
+    handle && described?.status.name === 'COMPLETED'
       ? await (handle.result() as Promise<OrderResult>).catch(() => undefined)
       : undefined;
   const keys = stepKeys(orderId);
@@ -150,27 +161,48 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     })),
   ]);
   const status = live && !('error' in live) ? live : undefined;
-  const operatorActions = await readOperatorActions(client, handle, status);
-  const step = status?.step ?? stepOf(described);
-  const uiUrl = workflowUrl(
-    ctx.config.temporal.uiUrl,
-    ctx.config.temporal.namespace,
-    run.workflowId,
-    run.runId,
-  );
+  const operatorActions = handle
+    ? await readOperatorActions(client, handle, status)
+    : { error: 'the run is gone from Temporal' };
+  const step = status?.step ?? (described && stepOf(described));
+  // The run found under the owner's workflow ID may be a later one: the same event read
+  // again after Temporal forgot the owner (it ended duplicate).
+  const runFirstId = described?.raw.workflowExecutionInfo?.firstRunId || undefined;
+  const ownerRunGone =
+    claim?.runId !== undefined && (run === undefined || runFirstId !== claim.runId);
+  const seen: SeenAttention = described
+    ? attentionOf(running, live, described.memo)
+    : { source: 'none', detail: 'the order claim (the run is gone from Temporal)' };
+  const { attention } = seen;
+  const uiUrl = run
+    ? workflowUrl(
+        ctx.config.temporal.uiUrl,
+        ctx.config.temporal.namespace,
+        run.workflowId,
+        run.runId,
+      )
+    : undefined;
   const json = {
+    orderId,
     ...run,
-    status: described.status.name,
+    status: described?.status.name ?? 'GONE',
     step,
     outcome: status?.outcome ?? result?.outcome,
-    parked: status?.parked,
+    statusSource: seen.source,
+    attention,
+    parked:
+      status?.parked ??
+      (attention?.state === 'parked'
+        ? { step: attention.step, error: attention.cause, since: attention.since }
+        : undefined),
     operatorActions,
     recoveryPoints: status?.recoveryPoints,
     queryError: live && 'error' in live ? live.error : undefined,
     result,
-    startTime: described.startTime.toISOString(),
-    closeTime: described.closeTime?.toISOString(),
+    startTime: described?.startTime.toISOString(),
+    closeTime: described?.closeTime?.toISOString(),
     owner: claim ?? null,
+    ownerRunGone,
     otherRuns,
     keys,
     providerLedger,
@@ -188,30 +220,55 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
       : `${reservation.status} (${reservation.items.map((i) => `${i.quantity}×${i.sku}`).join(', ')})`;
   const human = formatFields([
     ['order', orderId],
-    ['workflow', `${run.workflowId} (run ${run.runId}, found by ${run.foundBy})`],
     [
-      'owner',
-      claim
-        ? `${claim.workflowId} (claimed ${claim.claimedAt}, fingerprint ${claim.fingerprint}${claim.cancelledAt ? ', cancelled before reserving' : ''})`
-        : 'none yet (no run has reserved)',
+      'workflow',
+      run
+        ? `${run.workflowId} (run ${run.runId}, found by ${run.foundBy})${ownerRunGone ? "; not the owner's run" : ''}`
+        : "gone from Temporal (its retention); the claim below is the order's record",
     ],
+    ['owner', claim ? describeClaim(claim, ownerRunGone) : 'none yet (no run has reserved)'],
     [
       'other runs',
       otherRuns.map((o) => `${o.workflowId} ${o.step ?? o.status}`).join('; ') || 'none',
     ],
-    ['status', described.status.name],
+    ['status', json.status],
     ['step', step],
     ['outcome', json.outcome],
-    ['parked', status?.parked ? `${status.parked.step} since ${status.parked.since}` : undefined],
-    ['last error', status?.parked?.error],
+    ...(attention ? [attentionLine(attention)] : []),
+    ['last error', attention?.cause],
     ...operatorActionLines(operatorActions),
-    ['next', step === 'needs_attention' ? nextCommandsOf(orderId) : ''],
+    ['next', nextOf(orderId, step, attention)],
+    ['status from', seen.detail],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
     ...Object.entries(keys).map(([s, k]): [string, string] => [`key ${s}`, k]),
     ['Web UI', uiUrl],
   ]);
   return { json, human };
+}
+
+/** The owner line of `orders show`: the owning run and how the order settled. */
+function describeClaim(claim: OrderClaim, runGone: boolean): string {
+  const run =
+    claim.runId !== undefined
+      ? `run ${claim.runId}${runGone ? ', gone from Temporal' : ''}`
+      : 'run not recorded (claimed before migration 0006)';
+  const settled = claim.settled
+    ? `settled ${claim.settled} at ${claim.settledAt}`
+    : claim.cancelledAt
+      ? 'cancelled before reserving'
+      : 'not settled (its owner runs, or closed without settling)';
+  const reopened = claim.reopenedAt ? `, reopened by a reset at ${claim.reopenedAt}` : '';
+  return `${claim.workflowId} (${run}, claimed ${claim.claimedAt}, fingerprint ${claim.fingerprint}, ${settled}${reopened})`;
+}
+
+/** The `next:` line: the commands for a parked order, the workflow's word for a waiting one. */
+function nextOf(orderId: string, step: string | undefined, attention?: AttentionView): string {
+  if (step === 'needs_attention') return nextCommandsOf(orderId);
+  if (attention?.state !== 'waiting') return '';
+  if (attention.action) return plainOfMarkdown(attention.action);
+  const retry = shellCommand(['npx', 'onceflow', 'orders', 'retry', '--', orderId]);
+  return `none needed: ${attention.step} retries on its own with the same key; ${retry} tries now`;
 }
 
 type OrderSignal = 'retry' | 'resolve' | 'cancel';

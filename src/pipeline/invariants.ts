@@ -1,3 +1,4 @@
+import type { SettledState } from '../db/order-claim';
 import type { OrderPlacedData } from '../events/order-events';
 
 /** What the providers' ledgers say about one order. */
@@ -11,15 +12,30 @@ export interface OrderFacts {
   data: OrderPlacedData;
   /** Final OrderStep of the order's workflow (undefined: no workflow). */
   step?: string;
+  /**
+   * How the order's claim says it settled. It outlives the runs: after Temporal's retention
+   * deleted the owner, the run left under its workflow ID ended `duplicate`, and only the
+   * claim says what happened to the order. When present it is the order's outcome.
+   */
+  settled?: SettledState;
   cancelled: boolean;
   effects: OrderEffects;
 }
 
+/** The outcome a settlement stands for (refunded: cancelled after it had closed). */
+function outcomeOf(o: OrderFacts): { step?: string; cancelled: boolean } {
+  if (o.settled === undefined) return { step: o.step, cancelled: o.cancelled };
+  const unwound = o.settled === 'cancelled' || o.settled === 'refunded';
+  return { step: unwound ? 'cancelled' : o.settled, cancelled: o.cancelled || unwound };
+}
+
 /**
  * The invariants (docs/architecture.md, "Invariants") for one run, as violations (empty = all
- * hold): at most one net charge of exactly the total per order, none for an order that did
- * not complete or was cancelled; at most one confirmation email; stock decremented exactly by
- * the orders that stand; every poison message dead-lettered.
+ * hold): at most one charge (and refund) per order, a net charge of exactly the total for an
+ * order that stands, none for one that did not complete or was cancelled; at most one
+ * confirmation email; stock decremented exactly by the orders that stand; every poison
+ * message dead-lettered. An order is judged by its claim's settlement when it has one (its
+ * owner's run may be gone), else by its workflow's final step.
  */
 export function checkInvariants(input: {
   orders: Map<string, OrderFacts>;
@@ -30,7 +46,8 @@ export function checkInvariants(input: {
 }): string[] {
   const violations: string[] = [];
   const expectedTaken = new Map<string, number>();
-  for (const [orderId, o] of input.orders) {
+  for (const [orderId, facts] of input.orders) {
+    const o = { ...facts, ...outcomeOf(facts) };
     if (o.step === undefined) {
       violations.push(`${orderId}: no workflow`);
       continue;
@@ -41,6 +58,8 @@ export function checkInvariants(input: {
     const stands = o.step === 'completed' && !o.cancelled;
     if (o.effects.charges.length > 1)
       violations.push(`${orderId}: ${o.effects.charges.length} charges`);
+    if (o.effects.refunds.length > 1)
+      violations.push(`${orderId}: ${o.effects.refunds.length} refunds`);
     if (stands && net !== o.data.totalMinor)
       violations.push(`${orderId}: completed but net charge ${net} ≠ total ${o.data.totalMinor}`);
     if (!stands && net !== 0)

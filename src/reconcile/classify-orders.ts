@@ -6,6 +6,7 @@ import type {
   TopicEvent,
   WorkflowFacts,
 } from './facts';
+import type { OrderClaim, SettledState } from '../db/order-claim';
 import { EVENT_TYPES } from '../events/order-events';
 import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
@@ -26,6 +27,22 @@ const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
  */
 const NOT_OWNER_STEPS = new Set(['duplicate', 'order_conflict']);
 const CONFLICT_STEP = 'order_conflict';
+
+/** The outcome a claim's settlement stands for (refunded: cancelled after it had closed). */
+const OUTCOME_OF_SETTLEMENT: Record<SettledState, string> = {
+  completed: 'completed',
+  rejected: 'rejected',
+  declined: 'declined',
+  cancelled: 'cancelled',
+  refunded: 'cancelled',
+};
+
+/** ` (owner W, run R, settled S)`: the claim behind a per-order discrepancy, when known. */
+export function describeOwner(claim: OrderClaim | undefined): string {
+  if (!claim) return '';
+  const run = claim.runId !== undefined ? `, run ${claim.runId}` : '';
+  return ` (owner ${claim.workflowId}${run}, ${claim.settled ? `settled ${claim.settled}` : 'not settled'})`;
+}
 
 /** Net charge of an order: charges minus refunds, and the charges no refund undid. */
 export function computeNetCharge(effects: OrderEffects): {
@@ -62,6 +79,7 @@ interface OrderContext {
   workflows: WorkflowFacts[];
   reservations: ReservationFacts[];
   cancelledByEvent: boolean;
+  claim?: OrderClaim;
 }
 
 const short = (fingerprint: string | undefined) => fingerprint?.slice(0, 12) ?? '?';
@@ -95,6 +113,7 @@ function classifyMultipleEffects(
   orderId: string,
   effects: OrderEffects,
   reservations: ReservationFacts[],
+  ownerNote: string,
   out: Discrepancy[],
 ): void {
   const parts: string[] = [];
@@ -107,9 +126,18 @@ function classifyMultipleEffects(
     parts.push(
       `${unrefunded} charges not refunded (${effects.charges.length} charges, ${effects.refunds.length} refunds)`,
     );
+  else if (effects.charges.length > 1)
+    // Refunded or not, a second charge (and its refund) is a second effect on the customer.
+    parts.push(
+      `${effects.charges.length} charges (${effects.refunds.length} refunds): charged more than once`,
+    );
   if (effects.emails.length > 1) parts.push(`${effects.emails.length} confirmation emails`);
   if (parts.length > 0)
-    out.push({ class: 'multiple-effects-per-order', subject: orderId, detail: parts.join('; ') });
+    out.push({
+      class: 'multiple-effects-per-order',
+      subject: orderId,
+      detail: parts.join('; ') + ownerNote,
+    });
 }
 
 function classifyOrder(
@@ -133,14 +161,21 @@ function classifyOrder(
     candidates.find((w) => w.workflowId === first?.workflowId) ??
     candidates.at(0) ??
     orderRuns.at(0);
-  const outcome = run?.step;
-  const cancelled = context.cancelledByEvent || outcome === 'cancelled';
+  // The owner's run may be gone (Temporal's retention) while its claim says how the order
+  // ended; a run left under its workflow ID then ended duplicate, which says nothing.
+  const { claim } = context;
+  const settledAs = claim?.settled && OUTCOME_OF_SETTLEMENT[claim.settled];
+  const outcome =
+    (run?.step === undefined || NOT_OWNER_STEPS.has(run.step)) && settledAs ? settledAs : run?.step;
+  const cancelled =
+    context.cancelledByEvent || outcome === 'cancelled' || settledAs === 'cancelled';
   const effects = facts.effects.get(orderId) ?? { charges: [], refunds: [], emails: [] };
   const { netMinor } = computeNetCharge(effects);
+  const ownerNote = describeOwner(claim);
   const push = (cls: Discrepancy['class'], detail: string) =>
-    out.push({ class: cls, subject: orderId, detail });
+    out.push({ class: cls, subject: orderId, detail: detail + ownerNote });
 
-  classifyMultipleEffects(orderId, effects, context.reservations, out);
+  classifyMultipleEffects(orderId, effects, context.reservations, ownerNote, out);
   if (cancelled) {
     if (netMinor > 0) push('refund-missing', `cancelled but net charge is ${netMinor}`);
   } else if (outcome === 'completed') {
@@ -164,7 +199,9 @@ function classifyOrder(
 
 /**
  * The per-order classes: multiple-effects-per-order, order-conflict, charge-amount-mismatch,
- * refund-missing, stock-not-restored. Every order that any source knows is judged.
+ * refund-missing, stock-not-restored. Every order that any source knows is judged, by its
+ * owning run's outcome, or by its claim's settlement once that run is gone; each per-order
+ * discrepancy names the claim (owner, run, settlement).
  */
 export function classifyOrders(facts: ReconcileFacts, out: Discrepancy[]): void {
   const deadLettered = new Set(facts.dlq.flatMap((d) => (d.source ? [d.source] : [])));
@@ -181,11 +218,13 @@ export function classifyOrders(facts: ReconcileFacts, out: Discrepancy[]): void 
   }
   const workflowsByOrder = groupBy(facts.workflows, (w) => w.orderId);
   const reservationsByOrder = groupBy(facts.reservations, (r) => r.orderId);
+  const claims = new Map((facts.claims ?? []).map((c) => [c.orderId, c]));
   const orderIds = new Set([
     ...placed.keys(),
     ...facts.workflows.filter((w) => w.type === ORDER_WORKFLOW && w.orderId).map((w) => w.orderId!),
     ...facts.effects.keys(),
     ...reservationsByOrder.keys(),
+    ...claims.keys(),
   ]);
   for (const orderId of orderIds) {
     classifyOrder(
@@ -196,6 +235,7 @@ export function classifyOrders(facts: ReconcileFacts, out: Discrepancy[]): void 
         workflows: workflowsByOrder.get(orderId) ?? [],
         reservations: reservationsByOrder.get(orderId) ?? [],
         cancelledByEvent: cancelled.has(orderId),
+        claim: claims.get(orderId),
       },
       out,
     );

@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '../events/order-events';
 import { POISON_REASONS } from '../events/poison';
 import { classifyOrders } from './classify-orders';
 import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';
@@ -61,11 +62,26 @@ function collectExpectedStarts(facts: ReconcileFacts): Map<string, ExpectedStart
   return expected;
 }
 
+/**
+ * Has the order's claim settled the way this event asked? Then its workflow may be gone:
+ * Temporal's retention deletes closed runs, the claim keeps how the order ended. An
+ * OrderPlaced is answered by any settlement; an OrderCancelled only by cancelled or refunded
+ * (a completed order with a lost cancellation is still refund-missing, and reported here).
+ */
+function answeredByClaim(facts: ReconcileFacts, e: ExpectedStart): boolean {
+  const claim = facts.claims?.find((c) => c.orderId === e.subject);
+  if (!claim?.settled) return false;
+  if (e.eventType === EVENT_TYPES.orderPlaced) return true;
+  if (e.eventType === EVENT_TYPES.orderCancelled)
+    return claim.settled === 'cancelled' || claim.settled === 'refunded';
+  return false;
+}
+
 function classifyIdentities(facts: ReconcileFacts, out: Discrepancy[]): void {
   const expected = collectExpectedStarts(facts);
   const workflowIds = new Set(facts.workflows.map((w) => w.workflowId));
   for (const e of expected.values()) {
-    if (workflowIds.has(e.workflowId)) continue;
+    if (workflowIds.has(e.workflowId) || answeredByClaim(facts, e)) continue;
     const where = e.fromTopic
       ? e.inLedger
         ? 'on the topic and in the ledger'

@@ -1,4 +1,5 @@
 import type { LedgerEntry as StoredLedgerEntry } from '../db/ledger-store';
+import type { OrderClaim } from '../db/order-claim';
 
 /**
  * What reconcile reads from each system, reduced to the fields the classification needs. Plain
@@ -108,6 +109,12 @@ export interface ReconcileFacts {
   effects: Map<string, OrderEffects>;
   reservations: ReservationFacts[];
   dlq: DlqEntry[];
+  /**
+   * Order claims (src/db/order-claim-store.ts): each order's owning run and how the order
+   * settled. The one memory that never expires: when Temporal's retention has deleted the
+   * owner's run, the claim still says how the order ended. Default: none.
+   */
+  claims?: OrderClaim[];
   /**
    * Set when retention trimmed a source topic: the oldest timestamp still on it. A workflow
    * started before it may have had its event deleted, so it is not judged

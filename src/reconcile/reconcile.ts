@@ -18,7 +18,13 @@ import {
   type TopicEvent,
   type TopicPoison,
 } from './facts';
-import { readLedgerEntries, readOrderEffects, readReservations, readWorkflows } from './sources';
+import {
+  readLedgerEntries,
+  readOrderClaims,
+  readOrderEffects,
+  readReservations,
+  readWorkflows,
+} from './sources';
 import { readTopicsToEnd } from '../kafka/topic-reader';
 
 /** The clients reconcile reads through; the caller owns and closes them. */
@@ -67,6 +73,9 @@ export interface ReconcileReport {
     workflows: number;
     orders: number;
     reservations: number;
+    /** Order claims read, and how many of them have settled. */
+    claims: number;
+    settledClaims: number;
     dlqMessages: number;
     /** ISO time: retention trimmed a topic; older workflows were not judged. Null: complete. */
     eventsKnownSince: string | null;
@@ -178,15 +187,17 @@ export async function runReconcile(
 ): Promise<ReconcileReport> {
   const prefix = options.prefix ?? '';
   const workflowTypes = new Set([...options.routes.values()].map((r) => r.workflowType));
-  const [topicFacts, ledger, workflows, reservations] = await Promise.all([
+  const [topicFacts, ledger, workflows, reservations, claims] = await Promise.all([
     readTopicFacts(deps.kafka, options),
     readLedgerEntries(deps.pool, options.schema, prefix),
     readWorkflows(deps.client, { prefix, workflowTypes }),
     readReservations(deps.pool, options.schema, prefix),
+    readOrderClaims(deps.pool, options.schema, prefix),
   ]);
   const orderIds = new Set([
     ...topicFacts.events.flatMap((e) => (e.orderId ? [e.orderId] : [])),
     ...workflows.flatMap((w) => (w.orderId ? [w.orderId] : [])),
+    ...claims.map((c) => c.orderId),
   ]);
   const effects = await readOrderEffects(orderIds, {
     providersUrl: options.providersUrl,
@@ -200,6 +211,7 @@ export async function runReconcile(
     effects,
     reservations,
     dlq: topicFacts.dlq,
+    claims,
     ...(topicFacts.eventsKnownSince ? { eventsKnownSince: topicFacts.eventsKnownSince } : {}),
   };
   const discrepancies = classifyDiscrepancies(facts, {
@@ -219,6 +231,8 @@ export async function runReconcile(
       workflows: workflows.length,
       orders: orderIds.size,
       reservations: reservations.length,
+      claims: claims.length,
+      settledClaims: claims.filter((c) => c.settled !== undefined).length,
       dlqMessages: facts.dlq.length,
       eventsKnownSince: facts.eventsKnownSince?.toISOString() ?? null,
     },

@@ -1,7 +1,8 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
-import { listOrderClaims, type OrderClaim } from '../db/order-claim-store';
+import type { OrderClaim } from '../db/order-claim';
+import { listOrderClaims } from '../db/order-claim-store';
 import { qualifyTable } from '../db/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
@@ -156,7 +157,11 @@ export async function readOrderEffects(
     try {
       res = await fetch(url, { headers: adminHeaders(options.adminToken) });
     } catch (err) {
-      throw new ReconcileSourceError(`the providers' ledger at ${url}`, err);
+      // Unreachable, most often because nobody runs them: the demo stops its own when it ends.
+      throw new ReconcileSourceError(
+        `the providers' ledger at ${url} (are the providers running? \`npm run providers\`)`,
+        err,
+      );
     }
     if (!res.ok)
       throw new ReconcileSourceError(`the providers' ledger at ${url}`, `HTTP ${res.status}`);

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { listChargesByKey, listChargesByOrder } from './charge-store';
 import { listEmailsByKey, listEmailsByOrder } from './email-store';
-import { HttpError, readJson, sendJson } from './http-util';
+import { HttpError, parseBody, readJson, sendJson } from './http-util';
 import type { IdempotencyContext } from './idempotent-request';
-import { findKey, reapExpiredKeys } from './key-store';
+import { expireKeys, findKey, reapExpiredKeys } from './key-store';
 import { listRefundsByKey, listRefundsByOrder } from './refund-store';
 
 /** Charges, refunds and emails of one order or one idempotency key. */
@@ -35,10 +36,21 @@ async function readLedger(ctx: IdempotencyContext, url: URL): Promise<LedgerView
   throw new HttpError(400, 'invalid_request', 'orderId or key is required');
 }
 
+/** Body of POST /admin/keys/expire: which finished keys to forget now (none = all). */
+const expireRequest = z
+  .object({
+    scope: z.enum(['charges', 'refunds', 'emails']).optional(),
+    keys: z.array(z.string().min(1).max(255)).max(20_000).optional(),
+    prefix: z.string().min(1).max(255).optional(),
+  })
+  .strict();
+
 /**
  * Admin API for tests, chaos runs and reconciliation: faults (GET/PUT /admin/faults), ledger
- * reads (GET /admin/ledger?orderId=… or ?key=…), a key row (GET /admin/keys?scope=…&key=…)
- * and reaping (POST /admin/reap). Not part of what a real provider offers.
+ * reads (GET /admin/ledger?orderId=… or ?key=…), a key row (GET /admin/keys?scope=…&key=…),
+ * reaping (POST /admin/reap) and forgetting keys now (POST /admin/keys/expire with
+ * `{ scope?, keys?, prefix? }`, answering `{ expired }`). Not part of what a real provider
+ * offers.
  */
 export async function routeAdmin(
   ctx: IdempotencyContext,
@@ -68,6 +80,9 @@ export async function routeAdmin(
     sendJson(res, 200, row);
   } else if (path === '/admin/reap' && req.method === 'POST') {
     sendJson(res, 200, { reaped: await reapExpiredKeys(ctx.pool) });
+  } else if (path === '/admin/keys/expire' && req.method === 'POST') {
+    const body = parseBody(expireRequest, await readJson(req));
+    sendJson(res, 200, { expired: await expireKeys(ctx.pool, body) });
   } else return false;
   return true;
 }

@@ -35,7 +35,10 @@ function toCharge(r: ChargeRow): Charge {
   };
 }
 
-/** Inserts a charge inside the caller's transaction; the unique key blocks a second one. */
+/**
+ * Inserts a charge inside the caller's transaction. Not unique per key (migration 0006): a key
+ * the key store has forgotten charges again, as at a real provider.
+ */
 export async function insertCharge(
   client: pg.PoolClient,
   input: Omit<Charge, 'id' | 'createdAt'>,

@@ -35,7 +35,7 @@ function toEmail(r: EmailRow): Email {
   };
 }
 
-/** Records an accepted email in the caller's transaction; unique on its key. */
+/** Records an accepted email in the caller's transaction (not unique per key: migration 0006). */
 export async function insertEmail(
   client: pg.PoolClient,
   input: Omit<Email, 'id' | 'createdAt'>,

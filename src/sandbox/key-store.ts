@@ -39,7 +39,9 @@ interface KeyRow {
 /**
  * Claims an idempotency key in one transaction. The row lock (FOR UPDATE) serialises two
  * requests for one key, so exactly one of them gets `execute`; a unique violation on insert
- * means a concurrent claimer won and we re-read its row.
+ * means a concurrent claimer won and we re-read its row. A key past its retention counts as
+ * never seen, reaped or not: the request executes afresh, as at a real provider that has
+ * forgotten it (nothing else in the sandbox makes an effect unique per key).
  */
 export async function claimKey(pool: pg.Pool, input: ClaimKeyInput): Promise<ClaimResult> {
   const client = await pool.connect();
@@ -51,7 +53,12 @@ export async function claimKey(pool: pg.Pool, input: ClaimKeyInput): Promise<Cla
          (scope, key, fingerprint, state, lease_token, lease_expires_at, expires_at)
        VALUES ($1, $2, $3, 'started', $4,
                now() + $5 * interval '1 millisecond', now() + $6 * interval '1 millisecond')
-       ON CONFLICT (scope, key) DO NOTHING`,
+       ON CONFLICT (scope, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, state = 'started',
+             lease_token = EXCLUDED.lease_token, lease_expires_at = EXCLUDED.lease_expires_at,
+             response_status = NULL, response_body = NULL,
+             created_at = now(), expires_at = EXCLUDED.expires_at
+         WHERE provider_idempotency_keys.expires_at < now()`,
       [input.scope, input.key, input.fingerprint, leaseToken, input.leaseMs, input.ttlMs],
     );
     if (inserted.rowCount === 1) {
@@ -146,6 +153,33 @@ export async function reapExpiredKeys(pool: pg.Pool, now: Date = new Date()): Pr
   const { rowCount } = await pool.query(
     'DELETE FROM provider_idempotency_keys WHERE expires_at < $1',
     [now],
+  );
+  return rowCount ?? 0;
+}
+
+/** Which keys expireKeys forgets; no field = every finished key. */
+export interface ExpireKeysInput {
+  /** Only this endpoint's keys (`charges`, `refunds`, `emails`). */
+  scope?: string;
+  /** Only these keys. */
+  keys?: readonly string[];
+  /** Only keys starting with this (e.g. `order:o-1:`). */
+  prefix?: string;
+}
+
+/**
+ * Forgets keys now, as if their retention had ended (tests and chaos make a day pass): the
+ * next request with such a key executes again. Keys of requests still in flight are kept, as a
+ * real provider's would be (a retention counts from the request). Returns how many went.
+ */
+export async function expireKeys(pool: pg.Pool, input: ExpireKeysInput): Promise<number> {
+  const { rowCount } = await pool.query(
+    `DELETE FROM provider_idempotency_keys
+      WHERE state <> 'started'
+        AND ($1::text IS NULL OR scope = $1)
+        AND ($2::text[] IS NULL OR key = ANY($2::text[]))
+        AND ($3::text IS NULL OR left(key, length($3)) = $3)`,
+    [input.scope ?? null, input.keys ? [...input.keys] : null, input.prefix ?? null],
   );
   return rowCount ?? 0;
 }

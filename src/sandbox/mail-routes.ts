@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { findEmailById, insertEmail, listEmailsByKey, listEmailsByOrder } from './email-store';
+import { findEmailById, insertEmail, listEmailsByOrder } from './email-store';
 import { requiredParam, sendFound, sendJson } from './http-util';
 import { handleIdempotentPost, type IdempotencyContext } from './idempotent-request';
 
@@ -18,17 +18,14 @@ function sendEmail(ctx: IdempotencyContext, req: IncomingMessage, res: ServerRes
     path: '/v1/emails',
     schema: emailRequest,
     execute: async (client, body, key) => {
-      // The ledger outlives reaped keys: a key seen again after reaping is not re-sent.
-      const [existing] = await listEmailsByKey(client, key);
-      const email =
-        existing ??
-        (await insertEmail(client, {
-          idempotencyKey: key,
-          orderId: body.orderId ?? null,
-          to: body.to,
-          subject: body.subject,
-          body: body.body,
-        }));
+      // Only the key store makes a repeat harmless: a forgotten key sends the mail again.
+      const email = await insertEmail(client, {
+        idempotencyKey: key,
+        orderId: body.orderId ?? null,
+        to: body.to,
+        subject: body.subject,
+        body: body.body,
+      });
       return { status: 202, body: { id: email.id, orderId: email.orderId, status: 'queued' } };
     },
   });

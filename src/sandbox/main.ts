@@ -20,9 +20,13 @@ async function main(): Promise<void> {
     port: Number(url.port || 80),
     host: url.hostname,
     adminToken: config.providers.adminToken,
+    keyTtlMs: config.providers.keyTtlMs,
     onError: (err) => log.error({ err }, 'provider request failed'),
   });
-  log.info({ url: providers.url, schema }, 'sandbox providers listening');
+  log.info(
+    { url: providers.url, schema, settingsFrom: config.origin },
+    'sandbox providers listening',
+  );
   const stop = (signal: NodeJS.Signals) => {
     log.info({ signal }, 'stopping sandbox providers');
     void providers

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { findChargeById, insertCharge, listChargesByKey, listChargesByOrder } from './charge-store';
+import { findChargeById, insertCharge, listChargesByOrder } from './charge-store';
 import { errorBody, requiredParam, sendFound, sendJson } from './http-util';
 import { handleIdempotentPost, type IdempotencyContext } from './idempotent-request';
 import { findRefundByCharge, insertRefund, listRefundsByOrder, type Refund } from './refund-store';
@@ -39,9 +39,8 @@ function createCharge(ctx: IdempotencyContext, req: IncomingMessage, res: Server
       if (isDeclined(body)) {
         return { status: 402, body: errorBody('card_declined', 'your card was declined') };
       }
-      // The ledger outlives reaped keys: a key seen again after reaping gets its old charge.
-      const [existing] = await listChargesByKey(client, key);
-      if (existing) return { status: 201, body: { ...existing, status: 'succeeded' } };
+      // Only the key store makes a repeat harmless: once it has forgotten the key, this is a
+      // new charge, as at a real provider (the order claim must keep it from being asked).
       const charge = await insertCharge(client, {
         idempotencyKey: key,
         orderId: body.orderId,

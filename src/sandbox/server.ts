@@ -20,7 +20,10 @@ export interface StartProvidersOptions {
   host?: string;
   /** Lease of an in-flight request before another may take its key over. Default: 10 s. */
   leaseMs?: number;
-  /** How long keys and stored responses are kept. Default: 24 h (as Stripe). */
+  /**
+   * How long keys and stored responses are kept; a key older than this acts again. Default:
+   * 24 h (as Stripe; `npm run providers` passes PROVIDERS_KEY_TTL).
+   */
   keyTtlMs?: number;
   /** How often expired keys are reaped; 0 disables the timer. Default: 60 s. */
   reapIntervalMs?: number;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { localStackDir, localStackFileIn } from '../config/local-stack-file';
 
 /** Repository root (src/stack → ../..). */
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -42,9 +43,8 @@ export interface StackPaths {
   stateFile: string;
 }
 
-export function stackPaths(
-  root = process.env.ONCEFLOW_STATE_DIR || resolve(REPO_ROOT, '.onceflow'),
-): StackPaths {
+/** The stack's folders under `root`: ONCEFLOW_STATE_DIR, else `.onceflow/` (src/config owns the rule). */
+export function stackPaths(root = localStackDir(process.env)): StackPaths {
   const r = resolve(root);
   return {
     root: r,
@@ -60,7 +60,7 @@ export function stackPaths(
     postgresData: resolve(r, 'postgres', 'data'),
     encryptionKeys: resolve(r, 'encryption-keys'),
     providersAdminToken: resolve(r, 'providers-admin-token'),
-    stateFile: resolve(r, 'stack.json'),
+    stateFile: localStackFileIn(r),
   };
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isProcessAlive } from '../util/process-alive';
 import { waitFor } from '../util/wait';
 
 export interface ServiceProcessOptions {
@@ -44,15 +45,8 @@ export function spawnService(options: ServiceProcessOptions): number {
   }
 }
 
-/** True when a process with this pid exists (and is not a zombie we can see). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** True when a process with this pid exists (src/util/process-alive.ts owns the rule). */
+export const isAlive = isProcessAlive;
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {

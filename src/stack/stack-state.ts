@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readLocalStackFile, type LocalStackEnv } from '../config/local-stack-file';
 import { stackPaths, type StackPaths } from './paths';
 import { killGroupNow, stopProcessGroup } from './processes';
 import type { KafkaLayout, KafkaProcessName } from './kafka-layout';
@@ -19,16 +20,7 @@ export interface StackState {
   /** Pids (process-group leaders) of the services this stack started. */
   pids: Partial<Record<ServiceName, number>>;
   /** Settings for onceflow processes, in the names the config module reads. */
-  env: {
-    TEMPORAL_ADDRESS: string;
-    TEMPORAL_UI_URL: string;
-    KAFKA_BROKERS: string;
-    DATABASE_URL: string;
-    /** The dev key ring, so the default path is the encrypted one (issue 17). */
-    ONCEFLOW_ENCRYPTION_KEY_FILE?: string;
-    /** Token of the sandbox providers' admin API and mail log (issue 17). */
-    PROVIDERS_ADMIN_TOKEN?: string;
-  };
+  env: LocalStackEnv;
   /** The codec server the Web UI decrypts payloads through (issue 17). */
   codecUrl?: string;
   /** The stack's Kafka processes and their ports, for restarts (absent when external). */
@@ -54,13 +46,9 @@ export function topologyOf(state: StackState): StackTopology {
   return state.topology ?? DEFAULT_TOPOLOGY;
 }
 
+/** The state file, every field kept (src/config/local-stack-file.ts reads and checks it). */
 export function readStackState(paths: StackPaths = stackPaths()): StackState | undefined {
-  if (!existsSync(paths.stateFile)) return undefined;
-  try {
-    return JSON.parse(readFileSync(paths.stateFile, 'utf8')) as StackState;
-  } catch {
-    return undefined;
-  }
+  return readLocalStackFile(paths.stateFile) as StackState | undefined;
 }
 
 export function writeStackState(paths: StackPaths, state: StackState): void {

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSIONS, stackPaths, type StackPaths } from './paths';
 import { pickAnyPort, pickPort, pickPortBelow } from './ports';
-import { isAlive, readyWhileAlive } from './processes';
+import { readyWhileAlive } from './processes';
+import { localStackLiveness } from '../config/local-stack-file';
 import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 import { bootstrapOf, installKafka, startKafkaNode, waitForKafka } from './kafka';
 import { singleBrokerLayout, threeBrokerLayout, type KafkaLayout } from './kafka-layout';
@@ -154,8 +155,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
 
   const previous = readStackState(paths);
   if (previous) {
-    const alive = Object.values(previous.pids).every((pid) => pid === undefined || isAlive(pid));
-    if (alive) {
+    // The same rule as onceflow's processes use to find it (src/config/local-stack-file.ts).
+    if (localStackLiveness(previous).running) {
       if (!sameTopology(topologyOf(previous), topology)) {
         throw new StackSettingError(
           'ONCEFLOW_TEMPORAL/ONCEFLOW_KAFKA_BROKERS',

@@ -50,6 +50,29 @@ const ownDbLocal = proxyLocalActivities<Pick<Activities, 'reserveInventory'>>(OW
  */
 export const LOCAL_RESERVE_PATCH = 'reserve-as-local-activity';
 
+/**
+ * The owner's settlement of its order claim (completed, rejected, declined, cancelled): one
+ * UPDATE, as a local activity (a marker in the workflow task that ends the order, no activity
+ * task round trip). Our own database being down is the environment's fault, not the order's:
+ * it retries until the database answers (the order stays at its last step meanwhile) instead
+ * of failing an order whose effects are all done.
+ */
+const settleLocal = proxyLocalActivities<Pick<Activities, 'settleOrder'>>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    // No maximumAttempts: unlimited, until the database answers.
+  },
+});
+
+/**
+ * Runs recorded before the owner settled its claim end without that local activity; they
+ * replay that way (src/workflows/order-fulfillment.ts).
+ */
+export const SETTLE_CLAIM_PATCH = 'settle-order-claim';
+
 /** Attempts of the fast phase: the activity's own retries (0.5 + 1 + 2 s of backoff). */
 export const FAST_PHASE_ATTEMPTS = 4;
 /**
@@ -97,6 +120,11 @@ export const orderActivities = {
   release: (input: Input<'releaseInventory'>) =>
     ownDb.releaseInventory.executeWithOptions(
       { summary: `release ${input.reservationKey} · ${input.key}` },
+      [input],
+    ),
+  settle: (input: Input<'settleOrder'>) =>
+    settleLocal.settleOrder.executeWithOptions(
+      { summary: `settle order ${input.orderId} as ${input.settled} for ${input.workflowId}` },
       [input],
     ),
   claimCancelled: (input: Input<'claimCancelledOrder'>) =>

@@ -3,6 +3,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { nothingToCompensate, type SettledState } from '../db/order-claim';
 import type { OrderCancelledData } from '../events/order-events';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
@@ -22,10 +23,15 @@ export interface OrderCancellationResult {
   orderId: string;
   /**
    * `signalled`: the running order workflow compensates; `compensated`: the order had closed
-   * and this run compensated; `order-not-found`: no OrderPlaced was ever started for it.
+   * and this run compensated; `order-not-found`: no OrderPlaced was ever started for it;
+   * `already-settled`: the order's claim says there is nothing left to undo (cancelled,
+   * refunded, declined or rejected): e.g. this OrderCancelled read again after the ledger and
+   * Temporal forgot the first one. Nothing is signalled, refunded or released.
    */
-  handledBy: 'signalled' | 'compensated' | 'order-not-found';
+  handledBy: 'signalled' | 'compensated' | 'order-not-found' | 'already-settled';
   orderWorkflowId?: string;
+  /** `already-settled`: how the order had ended. */
+  settled?: SettledState;
   refunded?: boolean;
   /** `compensated`: the charges this run refunded (every charge the order had, normally one). */
   refundedChargeIds?: string[];
@@ -38,10 +44,12 @@ export interface OrderCancellationResult {
 /**
  * OrderCancelled, deduplicated like every event by its own workflow ID. Signals the order's
  * owner (found through the order claim, which outlives the bridge's ledger), which
- * compensates at its next step boundary. If the owner has already closed (completed,
- * declined, rejected), the signal fails and this workflow compensates itself with the
- * order's own derived keys, so the refund and the release act once however many
- * cancellations arrive and whichever path runs.
+ * compensates at its next step boundary. If the owner has already closed, the signal fails
+ * (or, when its claim says it completed, is not sent) and this workflow compensates itself
+ * with the order's own derived keys, so the refund and the release act once however many
+ * cancellations arrive and whichever path runs, and settles the claim `refunded`. A claim
+ * that already says cancelled, refunded, declined or rejected ends it at once: a replayed
+ * OrderCancelled refunds nothing a second time.
  */
 export async function orderCancellation(
   input: OrderCancellationInput,
@@ -50,16 +58,26 @@ export async function orderCancellation(
   const setStep = (step: string) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderStep, value: step }]);
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.orderId, value: orderId }]);
-  const lookUp = async () => (await orderActivities.findOrderWorkflow({ orderId })).workflowId;
-  let orderWorkflowId = input.orderWorkflowId ?? (await lookUp());
+  const lookUp = () => orderActivities.findOrderWorkflow({ orderId });
+  const found = input.orderWorkflowId ? { workflowId: input.orderWorkflowId } : await lookUp();
+  let orderWorkflowId = found.workflowId;
   if (!orderWorkflowId) {
     setStep('order-not-found');
     return { orderId, handledBy: 'order-not-found' };
   }
+  // The claim is the lasting truth: a result without `settled` (an older activity, or an
+  // order still running) takes the path below, as runs recorded before it did.
+  const settled = 'settled' in found ? found.settled : undefined;
+  if (nothingToCompensate(settled)) {
+    setStep('duplicate');
+    return { orderId, handledBy: 'already-settled', orderWorkflowId, settled };
+  }
   const reason = `${input.data.reason} (cancellation ${workflowInfo().workflowId})`;
-  // Twice at most: a run found in the ledger before the order was claimed may have ended as
-  // a duplicate since, and the claim then names the real owner.
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // A completed order has closed: signalling would reach nobody, or a later run of its
+  // workflow ID that does not own it. Otherwise twice at most: a run found in the ledger
+  // before the order was claimed may have ended as a duplicate since, and the claim then
+  // names the real owner.
+  for (let attempt = 0; settled !== 'completed' && attempt < 2; attempt++) {
     try {
       await getExternalWorkflowHandle(orderWorkflowId).signal(cancelOrderSignal, {
         reason,
@@ -71,7 +89,7 @@ export async function orderCancellation(
       // Not running (closed, or its ID is wrong): nothing will compensate unless we do.
     }
     if (input.orderWorkflowId) break;
-    const owner = await lookUp();
+    const owner = (await lookUp()).workflowId;
     if (!owner || owner === orderWorkflowId) break;
     orderWorkflowId = owner;
   }
@@ -79,10 +97,13 @@ export async function orderCancellation(
   const keys = stepKeys(orderId);
   // A provider outage must not fail the cancellation: the refund waits it out (same key).
   const refund = await retryTransient(() => orderActivities.refund({ key: keys.refund, orderId }));
+  // The release settles the owner's claim `refunded` in its own transaction: no extra call.
+  const ownerRunId = 'runId' in found ? found.runId : undefined;
   const release = await orderActivities.release({
     key: keys.release,
     reservationKey: keys.reserve,
     ownerWorkflowId: orderWorkflowId,
+    settle: { settled: 'refunded', ...(ownerRunId !== undefined ? { runId: ownerRunId } : {}) },
   });
   setStep('cancelled');
   return {

@@ -1,6 +1,7 @@
 // Signals, queries, status types and key derivation of the order workflows. Pure: imported by
 // workflow code, by clients (tests, ops CLI) and by the cancellation workflow.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { SettledState } from '../db/order-claim';
 import { sha256Hex, utf8Bytes } from '../util/sha256';
 
 /** Steps whose completion is a recovery point; each has its own idempotency key. */
@@ -50,12 +51,22 @@ export interface OperatorAction {
   at?: string;
 }
 
-/** One operator action as the workflow recorded it (OrderStatus.operatorActions). */
+/**
+ * One operator action as the workflow recorded it (OrderStatus.operatorActions). `reset` is a
+ * Temporal reset of this order's run: the steps after the reset point run again.
+ */
 export interface RecordedOperatorAction {
-  action: 'retry' | 'resolve' | 'cancel';
+  action: 'retry' | 'resolve' | 'cancel' | 'reset';
   by: string;
   reason?: string;
   at: string;
+  /**
+   * retry / resolve: the parked or waiting step it acted on and that step's key. A retry runs
+   * the step's effect again under that key; a provider that has forgotten the key (its
+   * retention, e.g. 24 h) acts again, so the record says which effect was repeated.
+   */
+  step?: StepName;
+  key?: string;
 }
 
 /**
@@ -103,9 +114,22 @@ export interface OrderStatus {
   chargeId?: string;
   /**
    * Set when another run owns the order (outcome duplicate or order-conflict): the owner's
-   * workflow ID and payload fingerprint, and this run's fingerprint.
+   * workflow ID, first execution run ID and payload fingerprint, how the order settled (when
+   * its claim says), and this run's fingerprint. The owner's workflow ID may be this run's
+   * own: a re-read of the same event after Temporal forgot the owner.
    */
-  owner?: { workflowId: string; fingerprint: string; runFingerprint: string };
+  owner?: {
+    workflowId: string;
+    runId?: string;
+    fingerprint: string;
+    runFingerprint: string;
+    settled?: SettledState;
+  };
+  /**
+   * Set when this run is the owner's chain asking again after the order had settled (a
+   * Temporal reset): how the order had ended. Its steps run again with the order's keys.
+   */
+  reopened?: { settled: SettledState; settledAt: string };
 }
 
 export interface OrderResult {
@@ -116,6 +140,10 @@ export interface OrderResult {
   reason?: string;
   /** duplicate / order-conflict: the workflow ID of the run that owns the order. */
   owner?: string;
+  /** duplicate / order-conflict: the owner's first execution run ID, when its claim has one. */
+  ownerRunId?: string;
+  /** duplicate / order-conflict: how the order had settled, when its claim says. */
+  settled?: SettledState;
   /** order-conflict: the owner's payload fingerprint. */
   ownerFingerprint?: string;
   /** order-conflict: this run's payload fingerprint. */

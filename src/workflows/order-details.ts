@@ -59,11 +59,20 @@ export function currentDetailsOf(status: OrderStatus): string {
   }
   if (status.owner) {
     const conflict = status.outcome === 'order-conflict';
+    const { runId, settled } = status.owner;
     lines.push(
       `**owner** order ${markdownCode(status.orderId)} belongs to workflow ${markdownCode(status.owner.workflowId)}` +
+        (runId !== undefined
+          ? ` (run ${markdownCode(runId)}${settled ? `, settled ${settled}` : ''})`
+          : '') +
         (conflict
           ? ` with payload fingerprint ${markdownCode(status.owner.fingerprint)}; this run's is ${markdownCode(status.owner.runFingerprint)}: an order conflict, nothing done (fix the producer; \`OrderStep = "order_conflict"\` lists them all)`
           : ' with the same payload: this run is a duplicate and did nothing'),
+    );
+  }
+  if (status.reopened) {
+    lines.push(
+      `**reopened** the order had settled ${status.reopened.settled} at ${status.reopened.settledAt}; a reset runs its steps again with the order's keys`,
     );
   }
   if (status.cancellation)
@@ -71,7 +80,7 @@ export function currentDetailsOf(status: OrderStatus): string {
   if (status.operatorActions?.length) {
     const actions = status.operatorActions.map(
       (a) =>
-        `${a.action} by ${markdownCode(a.by)} at ${markdownCode(a.at)}${a.reason ? ` (${markdownCode(a.reason)})` : ''}`,
+        `${a.action}${a.step ? ` of ${a.step}` : ''} by ${markdownCode(a.by)} at ${markdownCode(a.at)}${a.reason ? ` (${markdownCode(a.reason)})` : ''}`,
     );
     lines.push(`**operator actions** ${actions.join(' · ')}`);
   }

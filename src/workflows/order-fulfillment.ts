@@ -1,29 +1,18 @@
 import {
-  getExternalWorkflowHandle,
   patched,
   setCurrentDetails,
-  setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ClaimVerdict } from '../db/order-claim-store';
+import type { ClaimVerdict, SettledState } from '../db/order-claim';
 import type { OrderPlacedData } from '../events/order-events';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import { orderActivities } from './order-activities';
+import { orderActivities, SETTLE_CLAIM_PATCH } from './order-activities';
 import { currentDetailsOf } from './order-details';
-import {
-  cancelOrderSignal,
-  orderStatusQuery,
-  resolveStepSignal,
-  retryStepSignal,
-  stepKeys,
-  type OperatorAction,
-  type OrderResult,
-  type OrderStatus,
-  type OrderStep,
-  type RecordedOperatorAction,
-} from './order-definitions';
+import { endWithoutActing } from './order-not-owner';
+import { installOperatorHandlers } from './order-operator';
+import { stepKeys, type OrderResult, type OrderStatus, type OrderStep } from './order-definitions';
 import { createStepRunner, describeFailure, type StepRunnerContext } from './order-step-runner';
 
 /**
@@ -58,13 +47,20 @@ type Effect = 'none' | 'unknown' | 'done';
  * permanent cause, or a spent window, parks the order in needs_attention until an operator
  * signals retry, resolve or cancel (src/workflows/order-step-runner.ts). A cancellation (signal) compensates at the next step boundary: release if only
  * reserved; refund and release if charged (or if the charge's outcome is unknown); a run
- * that does not own the order passes the cancellation on to the owner.
+ * that does not own the order passes the cancellation on to the owner. The owner is a RUN
+ * (its first execution run ID), not a workflow ID: a run started again under the owner's
+ * workflow ID after Temporal forgot the owner is a duplicate too. The owner ends by settling
+ * its claim (completed, rejected, declined, cancelled), the memory that never expires.
  */
 export async function orderFulfillment(
   input: EventWorkflowInput<OrderPlacedData>,
 ): Promise<OrderResult> {
   const order = input.data;
-  const workflowId = workflowInfo().workflowId;
+  const info = workflowInfo();
+  const workflowId = info.workflowId;
+  // The run as the claim knows it: its chain's first run ID and start, both kept by a reset.
+  const runId = info.firstExecutionRunId;
+  const startedAt = info.startTime.toISOString();
   const status: OrderStatus = {
     orderId: order.orderId,
     step: 'received',
@@ -76,30 +72,7 @@ export async function orderFulfillment(
   const pending: StepRunnerContext['pending'] = {};
   let compensating = false;
 
-  /** Every operator action goes into the status (and thus `orders show`), acted on or not. */
-  const record = (action: RecordedOperatorAction['action'], from?: Partial<OperatorAction>) => {
-    const entry: RecordedOperatorAction = {
-      action,
-      by: from?.by ?? 'unknown (sender predates operator records)',
-      at: from?.at ?? new Date().toISOString(),
-    };
-    if (from?.reason !== undefined) entry.reason = from.reason;
-    (status.operatorActions ??= []).push(entry);
-  };
-  setHandler(orderStatusQuery, () => status);
-  setHandler(cancelOrderSignal, (request) => {
-    record('cancel', request);
-    // Repeated cancellations act once: only the first is recorded.
-    status.cancellation ??= { reason: request.reason, requestedAt: new Date().toISOString() };
-  });
-  setHandler(retryStepSignal, (action?: OperatorAction) => {
-    record('retry', action);
-    if (status.parked || status.waiting) pending.action = 'retry';
-  });
-  setHandler(resolveStepSignal, (action?: OperatorAction) => {
-    record('resolve', action);
-    if (status.parked || status.waiting) pending.action = 'resolve';
-  });
+  installOperatorHandlers(status, pending);
 
   const onlyQueried = patched(QUERIED_STEPS_PATCH);
   /** The OrderStep value in visibility (undefined: not set, the order is running). */
@@ -140,51 +113,28 @@ export async function orderFulfillment(
   };
 
   /**
-   * Another run owns the order: end without acting. A cancellation this run received is
-   * the order's, so it goes to the owner; if the owner has closed, this run compensates on
-   * its behalf with the order's keys (acting once whoever asks).
+   * The owner records how its order ended on its claim, the memory that never expires, so a
+   * re-read of this event after the ledger, Temporal and the providers forgot it acts on
+   * nothing. False for runs recorded before the patch: they end as they did.
    */
-  async function endAsNotOwner(verdict: Exclude<ClaimVerdict, { kind: 'owner' }>) {
-    const owner = verdict.claim;
-    status.owner = {
-      workflowId: owner.workflowId,
-      fingerprint: owner.fingerprint,
-      runFingerprint: fingerprint,
-    };
-    if (status.cancellation) {
-      compensating = true;
-      try {
-        await getExternalWorkflowHandle(owner.workflowId).signal(cancelOrderSignal, {
-          reason: status.cancellation.reason,
-        });
-      } catch {
-        await runStep('refund', 'compensating', () =>
-          orderActivities.refund({ key: status.keys.refund, orderId: order.orderId }),
-        );
-        await runStep('release', 'compensating', () =>
-          orderActivities.release({
-            key: status.keys.release,
-            reservationKey: status.keys.reserve,
-            ownerWorkflowId: owner.workflowId,
-          }),
-        );
-      }
-    }
-    if (verdict.kind === 'duplicate') {
-      return finish('duplicate', {
-        outcome: 'duplicate',
-        owner: owner.workflowId,
-        reason: `order ${order.orderId} is owned by workflow ${owner.workflowId} (same payload)`,
-      });
-    }
-    return finish('order_conflict', {
-      outcome: 'order-conflict',
-      owner: owner.workflowId,
-      ownerFingerprint: owner.fingerprint,
+  async function settle(settled: SettledState): Promise<boolean> {
+    if (!patched(SETTLE_CLAIM_PATCH)) return false;
+    await orderActivities.settle({
+      orderId: order.orderId,
+      workflowId,
+      runId,
       fingerprint,
-      reason: `order ${order.orderId} is owned by workflow ${owner.workflowId} with payload fingerprint ${owner.fingerprint}; this payload's fingerprint is ${fingerprint}`,
+      settled,
     });
+    return true;
   }
+
+  const endAsNotOwner = (verdict: Exclude<ClaimVerdict, { kind: 'owner' }>) =>
+    endWithoutActing(
+      { orderId: order.orderId, workflowId, fingerprint, status, runStep, finish },
+      () => (compensating = true),
+      verdict,
+    );
 
   /** Undoes what was done (or may have been done), each compensation once, with its own key. */
   async function compensate(): Promise<OrderResult> {
@@ -193,12 +143,18 @@ export async function orderFulfillment(
       // Cancelled before this run knew it owned the order. Settle that through the claim:
       // claim it as cancelled (so a re-send cannot act on a cancelled order), or learn the
       // owner and hand the cancellation over. The claim is part of the reserve step.
-      const settled = await runStep('reserve', 'compensating', () =>
-        orderActivities.claimCancelled({ orderId: order.orderId, workflowId, fingerprint }),
+      const claimed = await runStep('reserve', 'compensating', () =>
+        orderActivities.claimCancelled({
+          orderId: order.orderId,
+          workflowId,
+          runId,
+          startedAt,
+          fingerprint,
+        }),
       );
-      if (settled.kind === 'done' && settled.value.kind !== 'owner') {
+      if (claimed.kind === 'done' && claimed.value.kind !== 'owner') {
         effects.reserve = 'none';
-        return endAsNotOwner(settled.value);
+        return endAsNotOwner(claimed.value);
       }
     }
     if (effects.charge !== 'none') {
@@ -218,6 +174,7 @@ export async function orderFulfillment(
         }),
       );
     }
+    await settle('cancelled');
     return finish('cancelled', { outcome: 'cancelled', reason: status.cancellation?.reason });
   }
 
@@ -232,6 +189,8 @@ export async function orderFulfillment(
         orderId: order.orderId,
         items: order.items.map((l) => ({ sku: l.sku, quantity: l.quantity })),
         workflowId,
+        runId,
+        startedAt,
         fingerprint,
       }),
     );
@@ -247,8 +206,12 @@ export async function orderFulfillment(
           : { kind: 'order-conflict', claim: result.owner, fingerprint },
       );
     }
+    if (result?.verdict === 'owner' && result.reopened) status.reopened = result.reopened;
   } catch (err) {
     effects.reserve = 'none';
+    // Out of stock reserved nothing; the claim remembers the rejection, so a re-read of this
+    // event after every other memory expired does not fulfil the order late.
+    await settle('rejected');
     return finish('rejected', { outcome: 'rejected', reason: describeFailure(err) });
   }
   effects.reserve = 'done';
@@ -278,6 +241,7 @@ export async function orderFulfillment(
         ownerWorkflowId: workflowId,
       }),
     );
+    await settle('declined');
     return finish('declined', { outcome: 'declined', reason: describeFailure(err) });
   }
   effects.charge = 'done';
@@ -296,5 +260,7 @@ export async function orderFulfillment(
   // A cancellation that arrived while the email was out still compensates: the signal is in
   // history before completion, so it cannot be lost between the last step and the return.
   if (emailed.kind === 'cancelled' || cancelled()) return compensate();
+  // So does one that arrived while the settlement was written (compensation settles again).
+  if ((await settle('completed')) && cancelled()) return compensate();
   return finish('completed', { outcome: 'completed' });
 }

@@ -229,7 +229,8 @@ describe('config', () => {
 describe('config: encryption is required at start', () => {
   it('an entry point without a key stops naming ONCEFLOW_ENCRYPTION_KEYS', () => {
     const root = resolve(__dirname, '..', '..');
-    const env = { ...process.env };
+    // Services named, so the local stack (and its dev key) is not used, whether one runs or not.
+    const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:7233' };
     delete env.ONCEFLOW_ENCRYPTION_KEYS;
     delete env.ONCEFLOW_ENCRYPTION_KEY_FILE;
     delete env.ONCEFLOW_ENCRYPTION;
@@ -244,7 +245,8 @@ describe('config: encryption is required at start', () => {
       },
     );
     assert.equal(r.status, 78, r.stderr);
-    assert.match(r.stderr, /ONCEFLOW_ENCRYPTION_KEYS: is required/);
+    assert.match(r.stderr, /^Invalid configuration:\n {2}ONCEFLOW_ENCRYPTION_KEYS: is required/);
     assert.match(r.stderr, /ONCEFLOW_ENCRYPTION=off/);
+    assert.match(r.stderr, /local stack and its dev key are not used: TEMPORAL_ADDRESS is set/);
   });
 });

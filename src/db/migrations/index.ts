@@ -3,6 +3,7 @@ import { createProviderSandbox } from './0002-create-provider-sandbox';
 import { createInventory } from './0003-create-inventory';
 import { createOrderClaims } from './0004-create-order-claims';
 import { refundEveryCharge } from './0005-refund-every-charge';
+import { claimOutlivesKeys } from './0006-claim-outlives-keys';
 import { createDlqReplays } from './0007-create-dlq-replays';
 import type { Migration } from './types';
 
@@ -15,5 +16,6 @@ export const migrations: readonly Migration[] = [
   createInventory,
   createOrderClaims,
   refundEveryCharge,
+  claimOutlivesKeys,
   createDlqReplays,
 ];

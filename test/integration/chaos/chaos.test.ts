@@ -51,7 +51,7 @@ interface ChaosSummary {
 describe('npm run chaos (short seeded run)', function () {
   this.timeout(6 * 60_000);
 
-  it('survives kills, provider faults and outages, Kafka/Postgres/Temporal restarts with zero violations', async () => {
+  it('survives kills, provider faults and outages, Kafka/Postgres/Temporal restarts and time passing with zero violations', async () => {
     const reportDir = mkdtempSync(join(tmpdir(), 'onceflow-chaos-'));
     const { code, stdout, stderr } = await runChaos([
       // Seed 12's 60-order stream holds every defect class (1 stale, 1 conflict, 2 resends,
@@ -76,7 +76,15 @@ describe('npm run chaos (short seeded run)', function () {
     );
     assert.equal(read.workflows, summary.expectedWorkflows);
     assert.ok(summary.secondRuns.duplicate > 0, JSON.stringify(summary.secondRuns));
-    assert.ok(summary.secondRuns.duplicate <= stream.resends + stream.versionBumps);
+    // Time passed once: the ledger reaped, closed runs deleted, keys of settled orders
+    // expired, the topic read again. Each deleted order run came back as a duplicate.
+    const deletedOrderRuns = summary.faults['closed order runs deleted (time passes)']!;
+    assert.ok(deletedOrderRuns > 0, JSON.stringify(summary.faults));
+    assert.ok(summary.faults['messages read again (time passes)']! > 0);
+    assert.ok(summary.faults['provider keys expired (time passes)']! > 0);
+    assert.ok(
+      summary.secondRuns.duplicate <= stream.resends + stream.versionBumps + deletedOrderRuns,
+    );
     assert.equal(summary.secondRuns.orderConflict, 0);
     assert.ok(
       read.dlqMessages >=
@@ -119,13 +127,17 @@ describe('npm run chaos (short seeded run)', function () {
       'postgres-restart',
       'provider-outage',
       'temporal-restart',
+      'time-passes',
     ])
       assert.match(html, new RegExp(`class="fault-marker" data-kind="${kind}"`));
     assert.match(html, /orders that waited on a transient cause<\/td><td>\d+/);
     assert.match(html, /stale versions \(placement after cancellation\)<\/td><td>[1-9]/);
     assert.match(html, /resends \(fresh event ID, no version\)<\/td><td>[1-9]/);
     assert.match(html, /orderId ≠ aggregateId \(poison\)<\/td><td>[1-9]/);
-    assert.match(html, /ended duplicate \(of \d+ resends \+ \d+ version bumps\)<\/td><td>[1-9]/);
+    assert.match(
+      html,
+      /ended duplicate \(of \d+ resends \+ \d+ version bumps \+ \d+ runs deleted, read again\)<\/td><td>[1-9]/,
+    );
     assert.match(html, new RegExp(`Reconcile read: \\d+ messages .* ${read.workflows} workflows`));
     assert.doesNotMatch(html, /<script|<link /);
   });

@@ -164,6 +164,38 @@ describe('inventory activities (real Postgres)', () => {
     assert.equal(await readStock(db.pool, sku), 8);
   });
 
+  it('a claim written before run IDs: its own run adopts it, a run of its ID started later is a duplicate', async () => {
+    const sku = uniqueName('sku');
+    await setStock(db.pool, sku, 10);
+    const orderId = uniqueName('legacy');
+    // As an older worker claimed it, an hour ago: no run ID, nothing settled.
+    await db.pool.query(
+      `INSERT INTO order_claims (order_id, workflow_id, fingerprint, claimed_at)
+       VALUES ($1, 'wf-legacy', 'f', now() - interval '1 hour')`,
+      [orderId],
+    );
+    const ask = (runId: string, startedAt: Date) =>
+      inventory.reserveInventory({
+        key: `order:${orderId}:reserve`,
+        orderId,
+        items: [{ sku, quantity: 2 }],
+        workflowId: 'wf-legacy',
+        runId,
+        startedAt: startedAt.toISOString(),
+        fingerprint: 'f',
+      });
+    // A run of the same workflow ID started days after the claim: a re-read, not the owner.
+    const later = await ask('run-later', new Date());
+    assert.equal(later.verdict, 'duplicate', JSON.stringify(later));
+    assert.equal((await findOrderClaim(db.pool, orderId))?.runId, undefined, 'not adopted');
+    // The run that started before the claim (its reserve retried after a crash) owns it.
+    owned(await ask('run-owner', new Date(Date.now() - 2 * 3_600_000)));
+    assert.equal((await findOrderClaim(db.pool, orderId))?.runId, 'run-owner', 'adopted');
+    // From now on the run ID decides, whatever the start time says.
+    assert.equal((await ask('run-later', new Date(0))).verdict, 'duplicate');
+    assert.equal(await readStock(db.pool, sku), 8);
+  });
+
   it('out of stock rolls the claim back; racing claimers get one owner', async () => {
     const sku = uniqueName('sku');
     await setStock(db.pool, sku, 1);

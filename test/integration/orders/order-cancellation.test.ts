@@ -100,9 +100,11 @@ describe('order cancellation on a real Temporal server', () => {
     ]);
     const result = await handle.result();
     assert.equal(result.outcome, 'cancelled');
-    // After the order closed, yet another cancellation compensates with the same keys.
+    // After the order closed, yet another cancellation finds its claim settled `cancelled`:
+    // nothing left to undo, so it sends no refund or release at all.
     const late = await cancelViaEvent(order.orderId, handle);
-    assert.equal(late.handledBy, 'compensated');
+    assert.equal(late.handledBy, 'already-settled');
+    assert.equal(late.settled, 'cancelled');
     assert.deepEqual(
       viaEvents.map((c) => c.handledBy),
       ['signalled', 'signalled'],

@@ -1,7 +1,9 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { resetGroupToEarliest } from '../../../src/chaos/forget';
 import { createPool } from '../../../src/db/pool';
 import { buildEventMessage, type EventSpec } from '../../../src/events/event-message';
-import type { OrderPlacedData } from '../../../src/events/order-events';
+import type { OrderCancelledData, OrderPlacedData } from '../../../src/events/order-events';
+import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { setStock } from '../../../src/inventory/stock-store';
 import type { LedgerView } from '../../../src/sandbox/admin-routes';
 import type { RunningProviders } from '../../../src/sandbox/server';
@@ -31,6 +33,7 @@ export class OrderPipeline {
   db!: TestDatabase;
   providers!: RunningProviders;
   private worker?: { worker: Worker; running: Promise<void>; connection: NativeConnection };
+  private bridge?: RunningBridge;
 
   async setUp(): Promise<this> {
     await this.h.setUp(1);
@@ -48,8 +51,33 @@ export class OrderPipeline {
       workflowBundle: await workflowBundle(),
     });
     this.worker = { worker, running: worker.run(), connection };
-    await this.h.startBridge();
+    this.bridge = await this.h.startBridge();
     return this;
+  }
+
+  /**
+   * The source topic read again from the beginning, as after an operator's offset reset (or a
+   * new consumer group, a compacted topic replayed): the bridge stops, its group goes back to
+   * the earliest offsets, a bridge starts again and handles everything once more.
+   */
+  async rereadFromStart(): Promise<void> {
+    await this.bridge?.stop();
+    await resetGroupToEarliest(this.h.kafka, this.h.groupId, this.h.topic);
+    this.bridge = await this.h.startBridge();
+    await this.h.waitUntilAllCommitted();
+  }
+
+  /** Produces an OrderCancelled event and waits until the bridge committed it. */
+  async cancel(data: OrderCancelledData, aggregateVersion?: number): Promise<void> {
+    await this.h.produce([
+      buildEventMessage({
+        eventType: 'OrderCancelled',
+        aggregateId: data.orderId,
+        data,
+        ...(aggregateVersion !== undefined ? { aggregateVersion } : {}),
+      }),
+    ]);
+    await this.h.waitUntilAllCommitted();
   }
 
   /** A fresh SKU with `available` units. */

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { deleteRun } from '../../../src/chaos/forget';
 import { orderCancellation, orderFulfillment } from '../../../src/workflows';
 import { cancelOrderSignal, retryStepSignal } from '../../../src/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
@@ -13,8 +14,9 @@ import { workflowBundle } from '../../support/workflow-bundle';
 /**
  * Histories recorded from earlier versions of the workflows (protobuf binary): the
  * determinism guard. `v0-*.pb` were recorded before the order claim (keys from the workflow
- * ID, no claim verdict) and must keep replaying: workflows started by an older worker finish
- * on a newer one. The unprefixed set is the current shape; rewrite it with
+ * ID, no claim verdict), `v1-*.pb` before the owner settled its claim (no settle local
+ * activity, no run ID in the claim), and must keep replaying: workflows started by an older
+ * worker finish on a newer one. The unprefixed set is the current shape; rewrite it with
  * `RECORD_HISTORIES=1 npm test -- test/integration/orders/order-replay.test.ts` when a change
  * is meant to be incompatible (and then keep the previous set under a new prefix).
  */
@@ -31,6 +33,10 @@ const CURRENT = [
   'waited',
   'parked-retried',
   'cancellation',
+  'reread-duplicate',
+  'cancellation-compensated',
+  'cancellation-settled',
+  'reset-completed',
 ] as const;
 
 /**
@@ -45,6 +51,15 @@ const EXPECTED_FIXTURES = [
   'v0-completed',
   'v0-declined',
   'v0-rejected',
+  'v1-cancellation',
+  'v1-cancelled',
+  'v1-completed',
+  'v1-declined',
+  'v1-duplicate',
+  'v1-order-conflict',
+  'v1-parked-retried',
+  'v1-rejected',
+  'v1-waited',
 ].map((name) => `${name}.pb`);
 
 type History = temporal.api.history.v1.IHistory;
@@ -129,6 +144,57 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
     });
     await keep(cancellationId);
 
+    // The claim outlives the run: the happy order's run deleted (retention) and its workflow
+    // ID started again (a re-read) ends duplicate, owned by an earlier run of its own ID.
+    const happyRunId = await deleteRun(env.client, happy.workflowId);
+    const reread = await env.client.workflow.start(orderFulfillment, {
+      taskQueue: env.taskQueue,
+      workflowId: happy.workflowId,
+      args: [eventInputOf('OrderPlaced', happyOrder.orderId, happyOrder)],
+    });
+    const rereadResult = await reread.result();
+    assert.equal(rereadResult.outcome, 'duplicate');
+    assert.equal(rereadResult.ownerRunId, happyRunId);
+    await keep(happy.workflowId);
+    // A cancellation of the completed order compensates without signalling (the claim says
+    // it settled) and settles it refunded; another one then finds nothing left to undo.
+    const cancelOf = async (outcome: string) => {
+      const id = uniqueName(`OrderCancelled:${happyOrder.orderId}`);
+      const result = await env.client.workflow.execute(orderCancellation, {
+        taskQueue: env.taskQueue,
+        workflowId: id,
+        args: [
+          eventInputOf('OrderCancelled', happyOrder.orderId, {
+            orderId: happyOrder.orderId,
+            reason: 'replay',
+          }),
+        ],
+      });
+      assert.equal(result.handledBy, outcome);
+      await keep(id);
+    };
+    await cancelOf('compensated');
+    await cancelOf('already-settled');
+    // An operator's reset of a completed owner runs its steps again as the owner.
+    const resetOrder = await env.startOrder(env.newOrder(sku));
+    await resetOrder.result();
+    const firstTask = (await resetOrder.fetchHistory()).events!.find(
+      (e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+    )!;
+    const { runId: resetRunId } = await env.client.workflowService.resetWorkflowExecution({
+      namespace: env.client.options.namespace,
+      workflowExecution: { workflowId: resetOrder.workflowId },
+      reason: 'replay test',
+      workflowTaskFinishEventId: firstTask.eventId,
+      requestId: uniqueName('reset'),
+    });
+    const afterReset = env.client.workflow.getHandle(resetOrder.workflowId, resetRunId!);
+    assert.equal(((await afterReset.result()) as { outcome: string }).outcome, 'completed');
+    recorded.push({
+      workflowId: resetOrder.workflowId,
+      history: await afterReset.fetchHistory(),
+    });
+
     assert.equal(recorded.length, CURRENT.length, 'one fresh history per current fixture name');
     if (process.env.RECORD_HISTORIES) {
       mkdirSync(FIXTURES, { recursive: true });
@@ -174,7 +240,7 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
         ...recorded.map((r) => r.workflowId),
         ...EXPECTED_FIXTURES.map((f) => `fixture-${f}`),
       ].sort(),
-      'every fresh history and every committed fixture replayed, each once',
+      'every fresh history and every committed fixture replayed',
     );
   });
 });

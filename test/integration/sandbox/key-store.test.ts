@@ -4,14 +4,18 @@ import type { LedgerView } from '../../../src/sandbox/admin-routes';
 import type { RunningProviders } from '../../../src/sandbox/server';
 import { waitFor } from '../../../src/util/wait';
 import { uniqueName } from '../../support/services';
+import { adminHeaders } from '../../../src/sandbox/admin-auth';
 import {
   createTestDatabase,
   getJson,
   postJson,
   setFaults,
   startTestProviders,
+  TEST_ADMIN_TOKEN,
   type TestDatabase,
 } from '../../support/providers';
+
+const ADMIN = adminHeaders(TEST_ADMIN_TOKEN);
 
 function charge(orderId: string, amountMinor = 1250) {
   return { orderId, customerId: 'cus_1', amountMinor, currency: 'EUR' };
@@ -39,7 +43,7 @@ describe('sandbox providers: idempotency key store (real Postgres, real HTTP)', 
   const ledgerOfKey = (p: RunningProviders, key: string) =>
     getJson<LedgerView>(`${p.url}/admin/ledger?key=${encodeURIComponent(key)}`);
   const keyRow = (p: RunningProviders, scope: string, key: string) =>
-    getJson<{ state: string; lease_expires_at: string | null }>(
+    getJson<{ state: string; lease_expires_at: string | null; expires_at: string }>(
       `${p.url}/admin/keys?scope=${scope}&key=${encodeURIComponent(key)}`,
     );
 
@@ -103,17 +107,81 @@ describe('sandbox providers: idempotency key store (real Postgres, real HTTP)', 
     assert.equal(ledger.charges[0]!.id, takeover.body.id);
   });
 
-  it('reaps expired keys and keeps the ledger as the last guard', async () => {
+  it('forgets a key as a real provider does: after its retention the same request charges again', async () => {
     const p = await start({ keyTtlMs: 60_000 });
     const key = uniqueName('k');
     const first = await postJson(`${p.url}/v1/charges`, key, charge('o-5'));
+    assert.equal(first.status, 201);
     assert.equal(await reapExpiredKeys(db.pool), 0, 'nothing has expired yet');
+    const replayed = await postJson(`${p.url}/v1/charges`, key, charge('o-5'));
+    assert.equal(replayed.replayed, true, 'within its retention the key replays');
     const reaped = await reapExpiredKeys(db.pool, new Date(Date.now() + 120_000));
     assert.ok(reaped >= 1, `reaped ${reaped}`);
     await assert.rejects(keyRow(p, 'charges', key), /404/);
     const again = await postJson(`${p.url}/v1/charges`, key, charge('o-5'));
-    assert.equal(again.body.id, first.body.id, 'the ledger row answers for the reaped key');
-    assert.equal((await ledgerOfKey(p, key)).charges.length, 1);
+    assert.equal(again.status, 201);
+    assert.equal(again.replayed, false);
+    assert.notEqual(
+      again.body.id,
+      first.body.id,
+      'a second charge: nothing else remembers the key',
+    );
+    assert.equal((await ledgerOfKey(p, key)).charges.length, 2);
+  });
+
+  it('treats a key past its retention as unseen even before the reaper runs', async () => {
+    // A 1 s retention and no reaper: the row is still there, expired.
+    const p = await start({ keyTtlMs: 1000 });
+    const key = uniqueName('k');
+    const mail = { to: 'a@example.com', subject: 'hi', body: 'x', orderId: uniqueName('o') };
+    const first = await postJson(`${p.url}/v1/emails`, key, mail);
+    assert.equal(first.status, 202);
+    await waitFor(
+      async () => {
+        const row = await keyRow(p, 'emails', key);
+        return Date.parse(String(row.expires_at)) < Date.now() - 50;
+      },
+      { timeoutMs: 10_000, what: 'the key to pass its retention' },
+    );
+    const again = await postJson(`${p.url}/v1/emails`, key, mail);
+    assert.equal(again.status, 202);
+    assert.equal(again.replayed, false);
+    assert.notEqual(again.body.id, first.body.id, 'the mail is sent a second time');
+    assert.equal((await ledgerOfKey(p, key)).emails.length, 2);
+  });
+
+  it('forgets keys now through POST /admin/keys/expire (by key, by prefix, by scope), admin only', async () => {
+    const p = await start();
+    const prefix = `${uniqueName('order')}:`;
+    const chargeKey = `${prefix}charge`;
+    const emailKey = `${prefix}email`;
+    const other = uniqueName('k');
+    await postJson(`${p.url}/v1/charges`, chargeKey, charge('o-9'));
+    await postJson(`${p.url}/v1/emails`, emailKey, { to: 'a@x.example', subject: 's', body: 'b' });
+    await postJson(`${p.url}/v1/charges`, other, charge('o-10'));
+
+    const expire = (body: unknown, headers: Record<string, string> = ADMIN) =>
+      fetch(`${p.url}/admin/keys/expire`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    // Refused without the admin token, and with a malformed body; nothing forgotten.
+    assert.equal((await expire({ prefix }, {})).status, 401);
+    assert.equal((await expire({ keys: 'not-a-list' })).status, 400);
+    assert.equal((await keyRow(p, 'charges', chargeKey)).state, 'completed');
+    const byPrefix = await expire({ prefix });
+    assert.deepEqual(await byPrefix.json(), { expired: 2 });
+    await assert.rejects(keyRow(p, 'charges', chargeKey), /404/);
+    await assert.rejects(keyRow(p, 'emails', emailKey), /404/);
+    assert.equal((await keyRow(p, 'charges', other)).state, 'completed', 'only the prefix');
+    const byKey = await expire({ keys: [other], scope: 'emails' });
+    assert.deepEqual(await byKey.json(), { expired: 0 }, 'scope narrows');
+    const byKeyAndScope = await expire({ keys: [other], scope: 'charges' });
+    assert.deepEqual(await byKeyAndScope.json(), { expired: 1 });
+    const again = await postJson(`${p.url}/v1/charges`, chargeKey, charge('o-9'));
+    assert.equal(again.replayed, false);
+    assert.equal((await ledgerOfKey(p, chargeKey)).charges.length, 2, 'charged again');
   });
 
   it('declines (402) by rule and replays the decline; nothing charged', async () => {

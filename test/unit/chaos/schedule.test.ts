@@ -15,7 +15,7 @@ describe('chaos fault schedule', () => {
     assert.notDeepEqual(buildSchedule(7, 120_000), buildSchedule(8, 120_000));
   });
 
-  it('kills every worker and the bridge, and restarts Kafka, Postgres and Temporal once, even when short', () => {
+  it('kills every worker and the bridge, restarts Kafka, Postgres and Temporal, and lets time pass once, even when short', () => {
     for (let seed = 1; seed <= 50; seed++) {
       const s = buildSchedule(seed, 60_000);
       const killed = new Set(s.filter((f) => f.kind.startsWith('kill-')).map((f) => f.target));
@@ -23,6 +23,7 @@ describe('chaos fault schedule', () => {
       assert.equal(count(s, 'kafka-restart'), 1);
       assert.equal(count(s, 'postgres-restart'), 1);
       assert.equal(count(s, 'temporal-restart'), 1);
+      assert.equal(count(s, 'time-passes'), 1);
       assert.ok(count(s, 'provider-outage') >= 1, `seed ${seed}: no provider outage`);
       const settings = s.flatMap((f) => Object.keys(f.faults ?? {}));
       for (const k of ['failBeforeCommitRate', 'timeoutAfterCommitRate', 'latencyMs'])
@@ -52,6 +53,9 @@ describe('chaos fault schedule', () => {
       const at = (kind: string) => s.find((f) => f.kind === kind)!.atMs;
       assert.ok(at('kafka-restart') < at('temporal-restart'), `seed ${seed}`);
       assert.ok(at('temporal-restart') < at('postgres-restart'), `seed ${seed}`);
+      // Time passes mid-run, between the Temporal and the Postgres restarts.
+      assert.ok(at('temporal-restart') < at('time-passes'), `seed ${seed}`);
+      assert.ok(at('time-passes') <= at('postgres-restart'), `seed ${seed}`);
     }
   });
 

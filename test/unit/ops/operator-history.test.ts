@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { msToTs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import {
   operatorActionLines,
   operatorActionsOfHistory,
@@ -47,6 +48,61 @@ describe('operator actions for orders show', () => {
         ['cancel', 'bridge', 'customer called', ''],
       ],
     );
+  });
+
+  it('reads a Temporal reset from the workflow task it failed, with the reason and runs', async () => {
+    const actions = await operatorActionsOfHistory(client, [
+      {
+        eventTime: msToTs(1_795_000_120_000),
+        workflowTaskFailedEventAttributes: {
+          cause:
+            temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
+          identity: 'history-service',
+          failure: { message: 'ops: re-run after the fix' },
+          baseRunId: 'run-a',
+          newRunId: 'run-b',
+        },
+      },
+      {
+        // A workflow task that failed for another reason is not an operator action.
+        workflowTaskFailedEventAttributes: {
+          cause:
+            temporal.api.enums.v1.WorkflowTaskFailedCause
+              .WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR,
+        },
+      },
+    ]);
+    assert.deepEqual(
+      actions.map((a) => [a.action, a.by, a.reason, a.at]),
+      [
+        [
+          'reset',
+          'history-service',
+          'ops: re-run after the fix (run run-b from run-a)',
+          new Date(1_795_000_120_000).toISOString(),
+        ],
+      ],
+    );
+  });
+
+  it('says which step and key a retry repeated', () => {
+    const recorded = operatorActionsOfStatus({
+      operatorActions: [
+        {
+          action: 'retry',
+          by: 'bob',
+          at: '2026-11-23T12:00:00.000Z',
+          step: 'charge',
+          key: 'order:o-1:charge',
+        },
+      ],
+    });
+    assert.deepEqual(operatorActionLines(recorded!), [
+      [
+        'operator action',
+        '2026-11-23T12:00:00.000Z retry of charge (key order:o-1:charge; its effect runs again under that key) by bob',
+      ],
+    ]);
   });
 
   it("prefers the workflow's own record and prints one line per action", () => {

@@ -161,6 +161,8 @@ describe('operator output is inert (issue 17)', () => {
           workflows: 1,
           orders: 1,
           reservations: 1,
+          claims: 1,
+          settledClaims: 1,
           dlqMessages: 0,
           eventsKnownSince: null,
         },

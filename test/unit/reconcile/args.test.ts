@@ -80,6 +80,8 @@ describe('reconcile: command line', () => {
       workflows: 1,
       orders: 1,
       reservations: 1,
+      claims: 1,
+      settledClaims: 1,
       dlqMessages: 1,
       eventsKnownSince: null,
     };
