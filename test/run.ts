@@ -37,17 +37,70 @@ function parseArgs(argv: string[]): { targets: string[]; grep?: string } {
   return { targets: targets.length ? targets : ['test'], grep };
 }
 
+/**
+ * A stray `.only` would silently run one test and skip the rest; a skipped or pending test
+ * (`it.skip`, `xit`, `describe.skip`, `this.skip()`, an `it` without a body) asserts nothing.
+ * Both fail the run: `.only` and `describe.skip` while loading (thrown by mocha), the others
+ * as a failed test each.
+ */
+const FORBIDDEN = {
+  only: 'ERR_MOCHA_FORBIDDEN_EXCLUSIVITY',
+  pending: 'Pending test forbidden',
+} as const;
+
+/** Where in the test files a load error was thrown (file:line), from its stack. */
+function whereIn(err: Error, files: string[]): string | undefined {
+  const line = (err.stack ?? '').split('\n').find((l) => files.some((f) => l.includes(f)));
+  return line
+    ?.trim()
+    .replace(/^at\s+(\S+\s+\()?/, '')
+    .replace(/\)$/, '');
+}
+
+/** A clear message for a file mocha refused to load. */
+function describeLoadError(err: Error & { code?: string }, files: string[]): string {
+  const where = whereIn(err, files) ?? 'a test file';
+  if (err.code === FORBIDDEN.only)
+    return `\`.only\` is forbidden (it would skip every other test): remove it at ${where}`;
+  if (err.message.includes(FORBIDDEN.pending))
+    return `a skipped suite (describe.skip / xdescribe) is forbidden: make it run or delete it, at ${where}`;
+  return `test run failed: ${err.stack ?? String(err)}`;
+}
+
 function runMocha(files: string[], grep?: string): Promise<{ passes: number; failures: number }> {
-  const mocha = new Mocha({ timeout: 120_000, reporter: 'spec', grep });
+  const mocha = new Mocha({
+    timeout: 120_000,
+    reporter: 'spec',
+    grep,
+    forbidOnly: true,
+    forbidPending: true,
+  });
   files.forEach((f) => mocha.addFile(f));
   return mocha.loadFilesAsync().then(
     () =>
       new Promise((done) => {
-        const runner = mocha.run(() =>
-          done({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0 }),
-        );
+        let pending = 0;
+        const runner = mocha.run(() => {
+          if (pending > 0)
+            process.stdout.write(
+              `${pending} skipped or pending test(s) failed the run: it.skip, xit, this.skip() ` +
+                'and an `it` without a body are forbidden (each test must run and assert)\n',
+            );
+          done({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0 });
+        });
+        runner.on('fail', (_test, err: Error) => {
+          if (err?.message === FORBIDDEN.pending) pending++;
+        });
       }),
+    (err: Error & { code?: string }) => {
+      throw new LoadError(describeLoadError(err, files));
+    },
   );
+}
+
+/** A test file could not be loaded; the message says why and where. */
+class LoadError extends Error {
+  override readonly name = 'LoadError';
 }
 
 /** After teardown: every stack process gone and every stack port free again. */
@@ -97,7 +150,11 @@ async function main(): Promise<number> {
     failed += result.failures;
   } catch (err) {
     failed += 1;
-    process.stderr.write(`test run failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.stderr.write(
+      err instanceof LoadError
+        ? `${err.message}\n`
+        : `test run failed: ${(err as Error).stack ?? String(err)}\n`,
+    );
   } finally {
     if (stack?.owned) {
       await stack.stop();

@@ -13,7 +13,18 @@ import { startBridge, type RunningBridge } from '../../src/kafka-bridge/bridge';
 import { DEFAULT_ROUTES } from '../../src/domains';
 import type { KafkaRecord } from '../../src/events/event-message';
 import { waitFor } from '../../src/util/wait';
+import { dlqTopicOf } from '../../src/events/dlq-topic';
+import { readTopicsToEnd } from '../../src/kafka/topic-reader';
 import { testConfig, uniqueName } from './services';
+
+/** One record of a DLQ topic as a test reads it: headers as text (the first value of a repeat). */
+export interface DlqRead {
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: string | null;
+  headers: Record<string, string>;
+}
 
 /** Everything one bridge test owns: its own topic, group, task queue and ledger schema. */
 export class BridgeHarness {
@@ -22,6 +33,9 @@ export class BridgeHarness {
   readonly groupId = uniqueName('bridge');
   readonly taskQueue = uniqueName('tq');
   readonly schema = uniqueName('ledger');
+  get dlqTopic(): string {
+    return dlqTopicOf(this.topic);
+  }
   readonly kafka: Kafka;
   pool!: pg.Pool;
   connection!: Connection;
@@ -117,37 +131,45 @@ export class BridgeHarness {
     );
   }
 
-  /** Every message on the DLQ topic so far. */
-  async readDlq(
-    expected: number,
-    timeoutMs = 30_000,
-  ): Promise<Array<{ key: string | null; value: string | null; headers: Record<string, string> }>> {
-    const out: Array<{
-      key: string | null;
-      value: string | null;
-      headers: Record<string, string>;
-    }> = [];
-    const consumer = this.kafka.consumer({ groupId: uniqueName('dlq-reader') });
-    await consumer.connect();
+  /**
+   * Every record of the DLQ topic, read to its end (the log end offsets when called), in
+   * partition and offset order. Exact: it returns what is there, so a test that counts sees a
+   * second write of the same poison. Call it once the writes are done, e.g. after
+   * waitUntilAllCommitted (the bridge commits a poison message only after its DLQ write).
+   */
+  async readDlq(): Promise<DlqRead[]> {
+    const out: DlqRead[] = [];
+    await readTopicsToEnd(
+      this.kafka,
+      [this.dlqTopic],
+      (_topic, partition, message) => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) {
+          headers[k] = Array.isArray(v) ? String(v[0]) : String(v);
+        }
+        out.push({
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          value: message.value?.toString() ?? null,
+          headers,
+        });
+      },
+      { groupId: uniqueName('dlq-reader'), timeoutMs: 30_000 },
+    );
+    return out.sort((a, b) => a.partition - b.partition || Number(a.offset) - Number(b.offset));
+  }
+
+  /** Records on the DLQ topic now: the sum of its partitions' log end offsets (0 if absent). */
+  async dlqSize(): Promise<number> {
+    const admin = this.kafka.admin();
+    await admin.connect();
     try {
-      await consumer.subscribe({ topic: `${this.topic}.dlq`, fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(message.headers ?? {})) {
-            headers[k] = Array.isArray(v) ? String(v[0]) : String(v);
-          }
-          out.push({
-            key: message.key?.toString() ?? null,
-            value: message.value?.toString() ?? null,
-            headers,
-          });
-        },
-      });
-      await waitFor(() => out.length >= expected, { timeoutMs, what: `${expected} DLQ messages` });
-      return out;
+      if (!(await admin.listTopics()).includes(this.dlqTopic)) return 0;
+      const offsets = await admin.fetchTopicOffsets(this.dlqTopic);
+      return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
     } finally {
-      await consumer.disconnect();
+      await admin.disconnect();
     }
   }
 

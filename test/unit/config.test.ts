@@ -234,6 +234,9 @@ describe('config: encryption is required at start', () => {
     delete env.ONCEFLOW_ENCRYPTION_KEYS;
     delete env.ONCEFLOW_ENCRYPTION_KEY_FILE;
     delete env.ONCEFLOW_ENCRYPTION;
+    // Only TEMPORAL_ADDRESS names a service, whatever the suite's own environment sets.
+    delete env.KAFKA_BROKERS;
+    delete env.DATABASE_URL;
     const r = spawnSync(
       process.execPath,
       ['--import', 'tsx', resolve(root, 'src/worker/main.ts')],

@@ -37,7 +37,9 @@ describe('ensureTopics: DLQ topics fit their source (real Kafka)', () => {
     const source = uniqueName('big');
     created.push(source, dlqTopicOf(source));
     await admin.createTopics({
-      waitForLeaders: true,
+      // KafkaJS's own wait retries only LEADER_NOT_AVAILABLE and throws the
+      // UNKNOWN_TOPIC_OR_PARTITION a new topic may still answer; ensureTopics waits instead.
+      waitForLeaders: false,
       topics: [
         {
           topic: source,
@@ -86,7 +88,9 @@ describe('ensureTopics: DLQ topics fit their source (real Kafka)', () => {
     const dlqTopic = dlqTopicOf(source);
     created.push(source, dlqTopic);
     await admin.createTopics({
-      waitForLeaders: true,
+      // KafkaJS's own wait retries only LEADER_NOT_AVAILABLE and throws the
+      // UNKNOWN_TOPIC_OR_PARTITION a new topic may still answer; ensureTopics waits instead.
+      waitForLeaders: false,
       topics: [
         { topic: source, numPartitions: 1 },
         {

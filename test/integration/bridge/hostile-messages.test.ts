@@ -93,7 +93,7 @@ describe('bridge: hostile headers and values never block a partition (real Kafka
     await h.startBridge();
     await h.waitUntilAllCommitted();
 
-    const dlq = (await h.readDlq(poison.length)).sort(
+    const dlq = (await h.readDlq()).sort(
       (x, y) => Number(x.headers['dlq-source-offset']) - Number(y.headers['dlq-source-offset']),
     );
     assert.deepEqual(
@@ -149,7 +149,8 @@ describe('bridge: hostile headers and values never block a partition (real Kafka
     } finally {
       await bridge.stop();
     }
-    const dlq = (await h.readDlq(2)).sort((x, y) => (x.key ?? '').localeCompare(y.key ?? ''));
+    const dlq = (await h.readDlq()).sort((x, y) => (x.key ?? '').localeCompare(y.key ?? ''));
+    assert.equal(dlq.length, 2, 'one DLQ record each');
     assert.equal(dlq[0]!.headers['dlq-reason'], 'unparseable');
     assert.match(dlq[0]!.headers['dlq-error']!, /more than 64 levels deep/);
     assert.equal(dlq[1]!.headers['dlq-reason'], 'missing-identity');

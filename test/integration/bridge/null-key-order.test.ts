@@ -10,8 +10,15 @@ import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { uniqueName } from '../../support/services';
 
-/** Injected latency of every OrderPlaced start: a slow Temporal call, as under load. */
-const SLOW_START_MS = 1500;
+/**
+ * How long the order's start is held open, at most, for a cancellation handled concurrently
+ * to overtake it. Not a synchronisation: it is the span over which the test watches for
+ * something that must NOT happen. A bridge running the two messages concurrently calls the
+ * cancellation's start within milliseconds of the order's (both are in one fetched batch,
+ * already translated and looked up), and the hold then ends at once; a correct bridge never
+ * calls it, so the full span passes.
+ */
+const OVERTAKE_SPAN_MS = 500;
 
 /**
  * Producers that send no key still put one aggregate's events on one partition in order;
@@ -30,11 +37,21 @@ describe('bridge: per-aggregate order without a message key (real Kafka, Tempora
   });
 
   it('starts a null-key cancellation only after its null-key order, even when the order start is slow', async () => {
+    // Start calls in the order the bridge makes them; the order's start is held open until
+    // the cancellation's is called (the bug) or the span passes.
+    const calls: string[] = [];
+    let cancellationCalled!: () => void;
+    const overtaken = new Promise<void>((r) => (cancellationCalled = r));
     const slow = new Client({ connection: h.connection, namespace: h.config.temporal.namespace });
     const start = slow.workflow.start.bind(slow.workflow);
     slow.workflow.start = (async (type: string, options: never) => {
-      if (type === 'orderFulfillment') await new Promise((r) => setTimeout(r, SLOW_START_MS));
-      return start(type, options);
+      calls.push(`begin ${type}`);
+      if (type === 'orderCancellation') cancellationCalled();
+      if (type === 'orderFulfillment')
+        await Promise.race([overtaken, new Promise((r) => setTimeout(r, OVERTAKE_SPAN_MS))]);
+      const handle = await start(type, options);
+      calls.push(`end ${type}`);
+      return handle;
     }) as typeof slow.workflow.start;
     await h.startBridge({ client: slow });
 
@@ -57,6 +74,16 @@ describe('bridge: per-aggregate order without a message key (real Kafka, Tempora
       { key: null, value: cancelled.value, headers: cancelled.headers, partition: 0 },
     ] as never);
     await h.waitUntilAllCommitted();
+    assert.deepEqual(
+      calls,
+      [
+        'begin orderFulfillment',
+        'end orderFulfillment',
+        'begin orderCancellation',
+        'end orderCancellation',
+      ],
+      'the cancellation is started only after its order',
+    );
 
     const order = await waitFor(
       () => h.describe(deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1))),

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { createInventoryActivities } from '../../../src/domains/orders/activities/inventory';
+import { ORDER_FAILURES } from '../../../src/domains/orders/workflows/order-failures';
 import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/domains/orders/order-claim-store';
 import type { ReserveResult, ReservedResult } from '../../../src/domains/orders/inventory/inventory-service';
 import { readOrderClaims } from '../../../src/reconcile/sources';
@@ -199,16 +200,25 @@ describe('inventory activities (real Postgres)', () => {
     const sku = uniqueName('sku');
     await setStock(db.pool, sku, 1);
     const rejected = uniqueName('rejected');
-    await inventory
-      .reserveInventory({
+    await assert.rejects(
+      inventory.reserveInventory({
         key: `order:${rejected}:reserve`,
         orderId: rejected,
         items: [{ sku, quantity: 5 }],
         workflowId: 'wf-r',
         fingerprint: 'f',
-      })
-      .catch(() => undefined);
+      }),
+      (err: unknown) => {
+        // A business outcome the workflow branches on: typed, not retryable, with the numbers.
+        assert.ok(err instanceof ApplicationFailure, String(err));
+        assert.equal(err.type, ORDER_FAILURES.outOfStock);
+        assert.equal(err.nonRetryable, true);
+        assert.deepEqual(err.details, [{ sku, requested: 5, available: 1 }]);
+        return true;
+      },
+    );
     assert.equal(await findOrderClaim(db.pool, rejected), undefined, 'no claim for a rejection');
+    assert.equal(await readStock(db.pool, sku), 1, 'no stock taken');
 
     await setStock(db.pool, sku, 100);
     const orderId = uniqueName('raced');

@@ -8,6 +8,7 @@ import {
   retryStepSignal,
   type Attention,
 } from '../../../src/domains/orders/workflows/order-definitions';
+import { FAST_PHASE_ATTEMPTS } from '../../../src/workflows/retry-classes';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { uniqueName } from '../../support/services';
 import {
@@ -17,8 +18,6 @@ import {
   statusesOf,
   type ProviderOutage,
 } from '../../support/provider-outage';
-
-const OUTAGE_MS = 60_000;
 
 async function attentionOf(handle: WorkflowHandle): Promise<Attention | undefined> {
   return (await handle.describe()).memo?.[ATTENTION_MEMO] as Attention | undefined;
@@ -34,13 +33,12 @@ describe('a provider outage (providers stopped, real Temporal server)', function
     await env.close();
   });
 
-  it('100 orders in flight, providers down 60 s, back: all complete on their own, one charge and one email each', async () => {
+  it('100 orders in flight, providers down through a slow-phase round, back: all complete on their own, one charge and one email each', async () => {
     env = await createOrderEnv({ transientRetryWindowMs: 3_600_000 });
     outage = providerOutage(env);
     const sku = await env.seedStock(200);
     const orders = Array.from({ length: 100 }, () => env.newOrder(sku));
     await outage.stop();
-    const downAt = Date.now();
     const handles = await mapLimited(orders, 8, (o) => env.startOrder(o));
     // Every order has reached the charge step and waits on the outage (the memo keeps saying
     // so between two rounds of the fast phase, while the step flips waiting ↔ charging).
@@ -54,8 +52,24 @@ describe('a provider outage (providers stopped, real Temporal server)', function
       { timeoutMs: 60_000, intervalMs: 1000, what: 'every order to wait at charge' },
     );
     assert.match(waiting[0]!.cause, /ProviderUnreachableError.*ECONNREFUSED/);
-    // The outage lasts its full minute (a schedule, not a synchronisation).
-    await new Promise((r) => setTimeout(r, Math.max(0, downAt + OUTAGE_MS - Date.now())));
+    // The outage lasts until every order has been through a whole slow-phase round: waited on
+    // its durable timer, run a second fast phase against the dead provider, and gone back to
+    // waiting (the attempt count covers both phases). An order that parks ends the wait.
+    const afterRound = await waitFor(
+      async () => {
+        const memos = await mapLimited(handles, 8, attentionOf);
+        const done = memos.every(
+          (a) => a?.state === 'waiting' && (a.attempt ?? 0) >= 2 * FAST_PHASE_ATTEMPTS,
+        );
+        return done || memos.some((a) => a?.state === 'parked') ? memos : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000, what: 'every order through a second fast phase' },
+    );
+    assert.deepEqual(
+      afterRound.filter((a) => a?.state !== 'waiting' || a.step !== 'charge'),
+      [],
+      'none parked: still waiting at charge',
+    );
     assert.ok(
       (await statusesOf(handles)).every((s) => s.step === 'waiting'),
       'none parked',

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -25,6 +25,46 @@ import { ENCRYPTED_ENCODING } from '../../../src/temporal/encryption-codec';
  * would replay nowhere else.
  */
 const FIXTURES = resolve(__dirname, '../../fixtures/histories');
+
+/** The current set, in the order the test records them (RECORD_HISTORIES writes these). */
+const CURRENT = [
+  'completed',
+  'declined',
+  'rejected',
+  'cancelled',
+  'duplicate',
+  'order-conflict',
+  'waited',
+  'parked-retried',
+  'cancellation',
+  'reread-duplicate',
+  'cancellation-compensated',
+  'cancellation-settled',
+  'reset-completed',
+] as const;
+
+/**
+ * Every recorded history that must replay, as committed. The folder must hold exactly these:
+ * a missing or emptied folder, a lost file, or a new file nobody listed fails the guard
+ * (list a new fixture here when you record it).
+ */
+const EXPECTED_FIXTURES = [
+  ...CURRENT,
+  'v0-cancellation',
+  'v0-cancelled',
+  'v0-completed',
+  'v0-declined',
+  'v0-rejected',
+  'v1-cancellation',
+  'v1-cancelled',
+  'v1-completed',
+  'v1-declined',
+  'v1-duplicate',
+  'v1-order-conflict',
+  'v1-parked-retried',
+  'v1-rejected',
+  'v1-waited',
+].map((name) => `${name}.pb`);
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -159,40 +199,37 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
       history: await afterReset.fetchHistory(),
     });
 
+    assert.equal(recorded.length, CURRENT.length, 'one fresh history per current fixture name');
     const converter = dataConverterFor(testConfig());
     if (process.env.RECORD_HISTORIES) {
+      // Plain text: an encrypted fixture replays only on the stack whose key wrote it.
       mkdirSync(FIXTURES, { recursive: true });
-      const names = [
-        'completed',
-        'declined',
-        'rejected',
-        'cancelled',
-        'duplicate',
-        'order-conflict',
-        'waited',
-        'parked-retried',
-        'cancellation',
-        'reread-duplicate',
-        'cancellation-compensated',
-        'cancellation-settled',
-        'reset-completed',
-      ];
       for (const [i, r] of recorded.entries()) {
         const plain = await plainHistory(r.history, converter.payloadCodecs ?? []);
         writeFileSync(
-          join(FIXTURES, `${names[i]}.pb`),
+          join(FIXTURES, `${CURRENT[i]}.pb`),
           temporal.api.history.v1.History.encode(plain).finish(),
         );
       }
     }
-    const fixtures = existsSync(FIXTURES)
-      ? readdirSync(FIXTURES)
-          .filter((f) => f.endsWith('.pb'))
-          .map((f) => ({
-            workflowId: `fixture-${f}`,
-            history: temporal.api.history.v1.History.decode(readFileSync(join(FIXTURES, f))),
-          }))
-      : [];
+    // Throws on a missing folder: no fixtures is a failed guard, never an empty pass.
+    const onDisk = readdirSync(FIXTURES).filter((f) => f.endsWith('.pb'));
+    assert.deepEqual(
+      [...onDisk].sort(),
+      [...EXPECTED_FIXTURES].sort(),
+      'the recorded histories on disk are the committed list',
+    );
+    const fixtures = onDisk.map((f) => {
+      const history = temporal.api.history.v1.History.decode(readFileSync(join(FIXTURES, f)));
+      // An empty or truncated file decodes to a history with no events, which proves nothing.
+      assert.equal(
+        history.events?.[0]?.eventType,
+        temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+        `${f} starts with WorkflowExecutionStarted`,
+      );
+      assert.ok(history.events!.length >= 5, `${f} holds a whole run`);
+      return { workflowId: `fixture-${f}`, history };
+    });
 
     for (const f of fixtures) {
       assert.equal(encryptedPayloads(f.history, ENCRYPTED_ENCODING), 0, `${f.workflowId} is plain`);
@@ -207,7 +244,13 @@ describe('order workflows replay deterministically (Worker.runReplayHistories)',
       assert.equal(r.error, undefined, `${r.workflowId}: ${String(r.error)}`);
       results.push(r.workflowId);
     }
-    assert.equal(results.length, recorded.length + fixtures.length);
-    assert.ok(recorded.length === 13);
+    assert.deepEqual(
+      [...results].sort(),
+      [
+        ...recorded.map((r) => r.workflowId),
+        ...EXPECTED_FIXTURES.map((f) => `fixture-${f}`),
+      ].sort(),
+      'every fresh history and every committed fixture replayed',
+    );
   });
 });

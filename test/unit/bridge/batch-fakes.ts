@@ -77,6 +77,8 @@ export class FakeStarter {
   readonly log: string[] = [];
   fail: (cmd: StartCommand, call: number) => unknown = () => undefined;
   delayMs: (cmd: StartCommand) => number = () => 0;
+  /** Awaited inside each call after the delay: a test holds the call open until it says so. */
+  hold: (cmd: StartCommand) => Promise<void> = async () => undefined;
   outcome: (cmd: StartCommand) => StartOutcome = (cmd) => ({
     kind: 'started',
     runId: `run-${cmd.workflowId}`,
@@ -88,6 +90,7 @@ export class FakeStarter {
     this.log.push(`begin ${cmd.eventType}`);
     const delay = this.delayMs(cmd);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    await this.hold(cmd);
     const err = this.fail(cmd, this.calls.length);
     call.endedAt = performance.now();
     this.log.push(`end ${cmd.eventType}`);

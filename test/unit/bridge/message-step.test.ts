@@ -4,6 +4,7 @@ import pino from 'pino';
 import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import { DLQ_STUB_HEADER, type DlqStubValue } from '../../../src/kafka-bridge/dlq-stub';
 import { ABANDON_GRACE_MS } from '../../../src/kafka-bridge/dependency-call';
+import { waitFor } from '../../../src/util/wait';
 import { LedgerView } from '../../../src/kafka-bridge/ledger-view';
 import {
   handleMessage,
@@ -173,23 +174,52 @@ describe('message step (per-message outcome, with fakes)', () => {
   });
 
   it('heartbeats during a long call and abandons it soon after the partition is lost', async () => {
-    starter.delayMs = () => 60_000;
-    const started = Date.now();
-    setTimeout(() => (s.controls.owned = false), 700);
-    const outcome = await handleMessage(s.item(), s.ctx);
-    assert.deepEqual(outcome, { kind: 'retry' });
-    const waited = Date.now() - started;
-    assert.ok(
-      waited < 700 + ABANDON_GRACE_MS + 1000,
-      `not waiting for the hung call (${waited} ms)`,
-    );
-    assert.ok(s.controls.heartbeats >= 2, `heartbeats during the call: ${s.controls.heartbeats}`);
-    assert.equal(dlq.attempts, 0);
+    // A hung start, bounded so that a step that never abandons it fails here, not by timeout.
+    let hang: NodeJS.Timeout | undefined;
+    starter.hold = () => new Promise((r) => (hang = setTimeout(r, 10_000)));
+    // The partition is lost once the hung call has been kept alive by two heartbeats.
+    let lostAt: number | undefined;
+    const heartbeat = s.controls.heartbeat;
+    s.controls.heartbeat = async () => {
+      await heartbeat();
+      if (s.controls.heartbeats >= 2 && lostAt === undefined) {
+        s.controls.owned = false;
+        lostAt = Date.now();
+      }
+    };
+    try {
+      const outcome = await handleMessage(s.item(), s.ctx);
+      assert.deepEqual(outcome, { kind: 'retry' }, 'abandoned, not waited for');
+      assert.ok(lostAt !== undefined, 'heartbeats during the call');
+      const waited = Date.now() - lostAt;
+      assert.ok(
+        waited < ABANDON_GRACE_MS + 1000,
+        `not waiting for the hung call (${waited} ms after the loss)`,
+      );
+      assert.equal(dlq.attempts, 0);
+    } finally {
+      clearTimeout(hang);
+    }
   });
 
   it('lets a call that finishes within the grace keep its result after the partition is lost', async () => {
-    starter.delayMs = () => 600;
-    setTimeout(() => (s.controls.owned = false), 100);
+    let lossSeen = false;
+    const owns = s.controls.ownsPartition;
+    s.controls.ownsPartition = () => {
+      const owned = owns();
+      if (!owned) lossSeen = true;
+      return owned;
+    };
+    // The partition is lost while the start is in flight; the start returns as soon as the
+    // step has seen the loss, well within the grace.
+    starter.hold = async () => {
+      s.controls.owned = false;
+      await waitFor(() => lossSeen, {
+        timeoutMs: ABANDON_GRACE_MS,
+        intervalMs: 10,
+        what: 'the step to notice the lost partition',
+      });
+    };
     const outcome = await handleMessage(s.item(), s.ctx);
     assert.equal(outcome.kind, 'started');
     assert.equal(ledger.rows.size, 1, 'the start is recorded for the new owner to find');

@@ -62,8 +62,15 @@ describe('runLimited', () => {
     assert.deepEqual(settled.sort(), [0, 1, 2, 3]);
   });
 
-  it('copes with no tasks', async () => {
-    await runLimited([], 4);
+  it('resolves at once with no tasks, whatever the limit', async () => {
+    for (const limit of [4, 1, 0]) {
+      // Settled before a macrotask can run: no lane waits on anything.
+      const outcome = await Promise.race([
+        runLimited([], limit).then(() => 'resolved'),
+        new Promise((r) => setImmediate(() => r('still pending'))),
+      ]);
+      assert.equal(outcome, 'resolved', `limit ${limit}`);
+    }
   });
 
   it('runs one at a time when the limit is below 1', async () => {

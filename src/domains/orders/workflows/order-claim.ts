@@ -36,7 +36,7 @@ export interface OrderClaim extends ClaimRecord {
 
 /** The engine's claim row of an order, as an OrderClaim. */
 export function orderClaimOf(claim: EntityClaim): OrderClaim {
-  const { domain: _domain, entityId, settled, ...rest } = claim;
+  const { domain, entityId, settled, ...rest } = claim;
   return {
     orderId: entityId,
     ...rest,
