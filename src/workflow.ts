@@ -3,11 +3,7 @@
  * module (bundled into Temporal's sandbox: it imports only @temporalio/workflow and pure
  * helpers). A saga is a step table; its run is the workflow function's body.
  */
-export {
-  defineSaga,
-  runSaga,
-  type Saga,
-} from './workflows/saga';
+export { defineSaga, runSaga, type Saga } from './workflows/saga';
 export type {
   ActivityMap,
   AnyCall,

@@ -95,6 +95,7 @@ export function defineDomain(spec: DomainSpec): Domain {
   if (repeated.length) problems.push(`routes: ${repeated.join(', ')} routed twice`);
   if (!isAbsolute(spec.workflowsPath))
     problems.push('workflowsPath must be absolute (require.resolve of the workflows module)');
-  if (problems.length) throw new DomainDefinitionError(`domain ${spec.name}: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new DomainDefinitionError(`domain ${spec.name}: ${problems.join('; ')}`);
   return Object.freeze({ ...spec, routes: Object.freeze([...spec.routes]) });
 }

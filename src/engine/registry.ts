@@ -34,7 +34,9 @@ export function activitiesOfDomains(
   for (const domain of domains) {
     for (const [name, fn] of Object.entries(domain.activities(deps))) {
       if (name in all)
-        throw new DomainDefinitionError(`domain ${domain.name}: activity ${name} is registered twice`);
+        throw new DomainDefinitionError(
+          `domain ${domain.name}: activity ${name} is registered twice`,
+        );
       all[name] = fn;
     }
   }
@@ -57,7 +59,9 @@ export function checkWorkflowExports(domains: readonly Domain[]): void {
       if (typeof value !== 'function') continue;
       const other = owner.get(name);
       if (other)
-        throw new DomainDefinitionError(`workflow ${name} is exported by domains ${other} and ${domain.name}`);
+        throw new DomainDefinitionError(
+          `workflow ${name} is exported by domains ${other} and ${domain.name}`,
+        );
       owner.set(name, domain.name);
     }
     for (const route of domain.routes) {

@@ -96,7 +96,10 @@ export function validateData<T>(schema: DataSchema<T>, data: unknown): Validatio
   if (result instanceof Promise) {
     // Never awaited: the translation stays synchronous and total.
     result.catch(() => undefined);
-    return { ok: false, error: 'data: the route validates asynchronously, which the bridge does not support' };
+    return {
+      ok: false,
+      error: 'data: the route validates asynchronously, which the bridge does not support',
+    };
   }
   if (result.issues === undefined) return { ok: true, value: result.value };
   return {

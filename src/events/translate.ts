@@ -160,7 +160,9 @@ function doTranslate(
   }
   const workflowId = deriveWorkflowId(route.workflowIdPrefix, identity);
   const version = envelope.aggregateVersion;
-  const entityId = route.entityId ? attributeValue(route.entityId(data as never)) : envelope.aggregateId;
+  const entityId = route.entityId
+    ? attributeValue(route.entityId(data as never))
+    : envelope.aggregateId;
   const customerId = attributeValue(route.customerId?.(data as never));
   return {
     kind: 'start',

@@ -37,7 +37,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   if (metricsOn) log.info({ port: config.worker.metricsPort }, 'worker metrics on /metrics');
   const pool = createPool(config.database, { schema: config.database.schema });
   try {
-    const worker = await createWorker({ connection, config, domains: options.domains, deps: { pool } });
+    const worker = await createWorker({
+      connection,
+      config,
+      domains: options.domains,
+      deps: { pool },
+    });
     log.info(
       { taskQueue: config.temporal.taskQueue, domains: options.domains.map((d) => d.name) },
       'worker polling',

@@ -30,8 +30,15 @@ const ENGINE_CLAIM = { claim: 'claimEntity', settle: 'settleClaim' } as const;
 /** Step values an operator queries: parked, waiting, and every ending (the rest: details only). */
 function queriedSteps(def: SagaDefinition<never, ActivityMap, object>): ReadonlySet<string> {
   const endings = def.steps.flatMap((s) => Object.values(s.failures ?? {}));
-  return new Set(['needs_attention', 'waiting', 'completed', 'cancelled', 'duplicate',
-    `${def.entity.kind}_conflict`, ...endings.map((o) => o.replace(/-/g, '_'))]);
+  return new Set([
+    'needs_attention',
+    'waiting',
+    'completed',
+    'cancelled',
+    'duplicate',
+    `${def.entity.kind}_conflict`,
+    ...endings.map((o) => o.replace(/-/g, '_')),
+  ]);
 }
 
 /**
@@ -52,8 +59,12 @@ function queriedSteps(def: SagaDefinition<never, ActivityMap, object>): Readonly
 export function defineSaga<TData, A extends ActivityMap, TExtra extends object = object>(
   def: SagaDefinition<TData, A, TExtra>,
 ): Saga<TData, TExtra> {
-  const names = [...def.steps.map((s) => s.name), ...def.steps.flatMap((s) => s.compensate?.name ?? [])];
-  if (new Set(names).size !== names.length) throw new TypeError(`saga steps repeat a name: ${names.join(', ')}`);
+  const names = [
+    ...def.steps.map((s) => s.name),
+    ...def.steps.flatMap((s) => s.compensate?.name ?? []),
+  ];
+  if (new Set(names).size !== names.length)
+    throw new TypeError(`saga steps repeat a name: ${names.join(', ')}`);
   const failures = (retry: RetryClass) =>
     def.steps.filter((s) => s.retry === retry).flatMap((s) => Object.keys(s.failures ?? {}));
   const proxies: SagaProxies = {
@@ -143,7 +154,9 @@ export async function runSaga<TData, TExtra extends object>(
     const customerId = def.entity.customerId?.(data);
     runtime.upsertSearchAttributes([
       { key: SEARCH_ATTRIBUTE.entityId, value: entityId },
-      ...(customerId !== undefined ? [{ key: SEARCH_ATTRIBUTE.customerId, value: customerId }] : []),
+      ...(customerId !== undefined
+        ? [{ key: SEARCH_ATTRIBUTE.customerId, value: customerId }]
+        : []),
       { key: SEARCH_ATTRIBUTE.eventId, value: input.event.eventId },
       { key: SEARCH_ATTRIBUTE.eventType, value: input.event.eventType },
     ]);
@@ -159,8 +172,18 @@ export async function runSaga<TData, TExtra extends object>(
     cancelled,
     transientWaits: def.compat?.transientWaits,
   });
-  const ctxOf = (key: string, onBehalfOf?: StepContext<TData>['onBehalfOf']): StepContext<TData> => ({
-    data, event: input.event, entityId, key, keys, workflowId, claimant, ...(onBehalfOf ? { onBehalfOf } : {}),
+  const ctxOf = (
+    key: string,
+    onBehalfOf?: StepContext<TData>['onBehalfOf'],
+  ): StepContext<TData> => ({
+    data,
+    event: input.event,
+    entityId,
+    key,
+    keys,
+    workflowId,
+    claimant,
+    ...(onBehalfOf ? { onBehalfOf } : {}),
   });
   const call = (spec: AnyCall<TData, ActivityMap>, name: string, ctx: StepContext<TData>) => {
     const args = spec.input(ctx);
@@ -208,29 +231,46 @@ export async function runSaga<TData, TExtra extends object>(
     for (const step of [...steps].reverse()) {
       const comp = step.compensate;
       if (!comp) continue;
-      await runStep(comp.name, 'compensating', () => call(comp, comp.name, ctxOf(keys[comp.name]!, onBehalfOf)));
+      await runStep(comp.name, 'compensating', () =>
+        call(comp, comp.name, ctxOf(keys[comp.name]!, onBehalfOf)),
+      );
     }
   }
 
   const endAsNotOwner = (verdict: Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>) =>
-    endWithoutActing({
-      runtime, status, display, workflowId, entityId, fingerprint: input.event.fingerprint,
-      cancel: def.channels?.cancel ?? cancelSignal,
-      startCompensating: () => (compensating = true),
-      compensateFor: async (owner) => {
-        await unwind(owner);
-        // A claim of the engine's own is settled here; a domain that claims in its own step
-        // settles the owner's claim inside its compensation's transaction (orders: release).
-        if (!def.claim)
-          await runtime.execute({
-            activity: ENGINE_CLAIM.settle,
-            input: { domain: def.domain, entityId, ...owner, fingerprint: verdict.claim.fingerprint, settled: 'unwound' },
-            retry: 'settle', local: true,
-            summary: `settle ${kind} ${entityId} as unwound for ${owner.workflowId}`,
-          });
+    endWithoutActing(
+      {
+        runtime,
+        status,
+        display,
+        workflowId,
+        entityId,
+        fingerprint: input.event.fingerprint,
+        cancel: def.channels?.cancel ?? cancelSignal,
+        startCompensating: () => (compensating = true),
+        compensateFor: async (owner) => {
+          await unwind(owner);
+          // A claim of the engine's own is settled here; a domain that claims in its own step
+          // settles the owner's claim inside its compensation's transaction (orders: release).
+          if (!def.claim)
+            await runtime.execute({
+              activity: ENGINE_CLAIM.settle,
+              input: {
+                domain: def.domain,
+                entityId,
+                ...owner,
+                fingerprint: verdict.claim.fingerprint,
+                settled: 'unwound',
+              },
+              retry: 'settle',
+              local: true,
+              summary: `settle ${kind} ${entityId} as unwound for ${owner.workflowId}`,
+            });
+        },
+        finish,
       },
-      finish,
-    }, verdict);
+      verdict,
+    );
 
   /** A verdict that says another run owns the entity, or undefined (this run does). */
   const otherOwner = (verdict: ClaimOutcome | undefined) => {
@@ -252,7 +292,8 @@ export async function runSaga<TData, TExtra extends object>(
           : runtime.execute({
               activity: ENGINE_CLAIM.claim,
               input: { domain: def.domain, entityId, ...claimant, cancelled: true },
-              retry: 'own', local: true,
+              retry: 'own',
+              local: true,
               summary: `claim cancelled ${kind} ${entityId} for ${workflowId}`,
             }),
       );
@@ -274,7 +315,8 @@ export async function runSaga<TData, TExtra extends object>(
       runtime.execute({
         activity: ENGINE_CLAIM.claim,
         input: { domain: def.domain, entityId, ...claimant },
-        retry: 'own', local: true,
+        retry: 'own',
+        local: true,
         summary: `claim ${kind} ${entityId} for ${workflowId}`,
       }),
     );
@@ -332,6 +374,8 @@ export async function runSaga<TData, TExtra extends object>(
 
 /** The outcome a business failure names (its ApplicationFailure type in the step's table). */
 function businessOutcome(failures: Readonly<Record<string, string>>, err: unknown): string {
-  const type = (err as { cause?: { type?: string }; type?: string }).cause?.type ?? (err as { type?: string }).type;
+  const type =
+    (err as { cause?: { type?: string }; type?: string }).cause?.type ??
+    (err as { type?: string }).type;
   return failures[type ?? ''] ?? Object.values(failures)[0]!;
 }

@@ -34,7 +34,9 @@ function escapeKeyPart(text: string): string {
  */
 export function stepKey(kind: string, entityId: string, step: string): string {
   if (!NAME.test(kind) || !NAME.test(step)) {
-    throw new TypeError(`key kind ${JSON.stringify(kind)} and step ${JSON.stringify(step)} must be lower-case names`);
+    throw new TypeError(
+      `key kind ${JSON.stringify(kind)} and step ${JSON.stringify(step)} must be lower-case names`,
+    );
   }
   const escaped = escapeKeyPart(entityId);
   const full = `${kind}:${escaped}:${step}`;

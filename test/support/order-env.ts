@@ -11,7 +11,10 @@ import { waitFor } from '../../src/util/wait';
 import { createWorker } from '../../src/worker/create-worker';
 import { DOMAINS } from '../../src/domains';
 import { orderFulfillment } from '../../src/domains/orders/workflows';
-import { orderStatusQuery, type OrderStatus } from '../../src/domains/orders/workflows/order-definitions';
+import {
+  orderStatusQuery,
+  type OrderStatus,
+} from '../../src/domains/orders/workflows/order-definitions';
 import {
   createTestDatabase,
   getJson,

@@ -20,7 +20,10 @@ import { PostgresDataSource } from '@dbos-inc/postgres-datasource';
 import type pg from 'pg';
 import postgres from 'postgres';
 import type { OrderPlacedData } from '../../../src/domains/orders/order-events';
-import { reserveInTransaction, type ReserveResult } from '../../../src/domains/orders/inventory/inventory-service';
+import {
+  reserveInTransaction,
+  type ReserveResult,
+} from '../../../src/domains/orders/inventory/inventory-service';
 import { reserveInputOf } from '../order-steps';
 
 /**

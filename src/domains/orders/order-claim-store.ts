@@ -9,7 +9,12 @@ import {
 } from '../../db/entity-claim-store';
 import { createLedgerStore } from '../../db/ledger-store';
 import { EVENT_TYPES } from './order-events';
-import { ORDERS_DOMAIN, orderClaimOf, type OrderClaim, type SettledState } from './workflows/order-claim';
+import {
+  ORDERS_DOMAIN,
+  orderClaimOf,
+  type OrderClaim,
+  type SettledState,
+} from './workflows/order-claim';
 
 /**
  * The order claim on the engine's claim store (src/db/entity-claim-store.ts, domain

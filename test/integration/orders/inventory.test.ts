@@ -2,8 +2,15 @@ import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { createInventoryActivities } from '../../../src/domains/orders/activities/inventory';
 import { ORDER_FAILURES } from '../../../src/domains/orders/workflows/order-failures';
-import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/domains/orders/order-claim-store';
-import type { ReserveResult, ReservedResult } from '../../../src/domains/orders/inventory/inventory-service';
+import {
+  findOrderClaim,
+  findOrderOwner,
+  listOrderClaims,
+} from '../../../src/domains/orders/order-claim-store';
+import type {
+  ReserveResult,
+  ReservedResult,
+} from '../../../src/domains/orders/inventory/inventory-service';
 import { readOrderClaims } from '../../../src/reconcile/sources';
 import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
 import { findReservation } from '../../../src/domains/orders/inventory/reservation-store';

@@ -2,7 +2,10 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { fingerprint } from '../../../src/events/identity';
 import { findOrderClaim } from '../../../src/domains/orders/order-claim-store';
-import { MAX_KEY_LENGTH, orderStatusQuery } from '../../../src/domains/orders/workflows/order-definitions';
+import {
+  MAX_KEY_LENGTH,
+  orderStatusQuery,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { waitFor } from '../../../src/util/wait';
 import { runOps } from '../../support/ops-cli';
 import { uniqueName } from '../../support/services';

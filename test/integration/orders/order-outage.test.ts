@@ -127,10 +127,7 @@ describe('a provider outage (providers stopped, real Temporal server)', function
     await env.stopWorker();
     for (const h of parked.handles) {
       const description = await h.describe();
-      assert.equal(
-        description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step),
-        'needs_attention',
-      );
+      assert.equal(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step), 'needs_attention');
       const attention = description.memo?.[ATTENTION_MEMO] as Attention | undefined;
       assert.equal(attention?.state, 'parked');
       assert.equal(attention?.step, 'charge');

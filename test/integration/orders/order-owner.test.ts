@@ -2,7 +2,10 @@ import { strict as assert } from 'node:assert';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { findOrderClaim } from '../../../src/domains/orders/order-claim-store';
 import { orderCancellation, orderFulfillment } from '../../../src/domains/orders/workflows';
-import { cancelOrderSignal, stepKey } from '../../../src/domains/orders/workflows/order-definitions';
+import {
+  cancelOrderSignal,
+  stepKey,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { runOps } from '../../support/ops-cli';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { postJson } from '../../support/providers';

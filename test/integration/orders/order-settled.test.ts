@@ -4,7 +4,10 @@ import { deleteRun, expireProviderKeys } from '../../../src/chaos/forget';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { findOrderClaim } from '../../../src/domains/orders/order-claim-store';
 import { orderCancellation, orderFulfillment } from '../../../src/domains/orders/workflows';
-import { cancelOrderSignal, type OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
+import {
+  cancelOrderSignal,
+  type OrderResult,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { runOps } from '../../support/ops-cli';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { TEST_ADMIN_TOKEN } from '../../support/providers';

@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { summarizeOrderCancelled, summarizeOrderPlaced } from '../../../src/domains/orders/order-summary';
+import {
+  summarizeOrderCancelled,
+  summarizeOrderPlaced,
+} from '../../../src/domains/orders/order-summary';
 import type { StartCommand } from '../../../src/events/translate';
 import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
 import { currentDetailsOf } from '../../../src/domains/orders/workflows/order-details';

@@ -71,9 +71,7 @@ export function createInventoryActivities(deps: { pool: pg.Pool }) {
     },
 
     /** A run cancelled before reserving: claims the order as cancelled, or names its owner. */
-    async claimCancelledOrder(
-      input: ClaimCancelledOrderInput,
-    ): Promise<ClaimVerdict<OrderClaim>> {
+    async claimCancelledOrder(input: ClaimCancelledOrderInput): Promise<ClaimVerdict<OrderClaim>> {
       return claimCancelledOrder(deps.pool, input);
     },
 

@@ -56,7 +56,12 @@ const reserve: OrderStepRow = {
       reservationKey: keys.reserve!,
       ownerWorkflowId: onBehalfOf?.workflowId ?? workflowId,
       ...(onBehalfOf
-        ? { settle: { settled: 'refunded', ...(onBehalfOf.runId ? { runId: onBehalfOf.runId } : {}) } }
+        ? {
+            settle: {
+              settled: 'refunded',
+              ...(onBehalfOf.runId ? { runId: onBehalfOf.runId } : {}),
+            },
+          }
         : {}),
     }),
     summary: (i) => `release ${i.reservationKey} · ${i.key}`,
@@ -109,17 +114,18 @@ const email: OrderStepRow = {
 };
 
 /** The step table, top to bottom. The email is optional by deleting its line. */
-export const ORDER_STEPS: readonly OrderStepRow[] = [
-  reserve,
-  charge,
-  email,
-];
+export const ORDER_STEPS: readonly OrderStepRow[] = [reserve, charge, email];
 
 /** The reserve result's verdict; a result without one (recorded before claims) is the owner's. */
-function reserveVerdict(result: ReserveResult | undefined, fingerprint: string): ClaimOutcome | undefined {
+function reserveVerdict(
+  result: ReserveResult | undefined,
+  fingerprint: string,
+): ClaimOutcome | undefined {
   if (result?.verdict === 'duplicate') return { kind: 'duplicate', claim: result.owner };
-  if (result?.verdict === 'order-conflict') return { kind: 'conflict', claim: result.owner, fingerprint };
-  if (result?.verdict === 'owner' && result.reopened) return { kind: 'owner', reopened: result.reopened };
+  if (result?.verdict === 'order-conflict')
+    return { kind: 'conflict', claim: result.owner, fingerprint };
+  if (result?.verdict === 'owner' && result.reopened)
+    return { kind: 'owner', reopened: result.reopened };
   return undefined;
 }
 
@@ -156,7 +162,10 @@ export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderF
   channels: { cancel: cancelOrderSignal, status: orderStatusQuery as never },
   status: (d) => ({ orderId: d.orderId }),
   result: (s) => ({ orderId: s.orderId, chargeId: s.chargeId }),
-  compat: { onlyQueriedSteps: orderCompat.onlyQueriedSteps, transientWaits: orderCompat.transientWaits },
+  compat: {
+    onlyQueriedSteps: orderCompat.onlyQueriedSteps,
+    transientWaits: orderCompat.transientWaits,
+  },
 };
 
 const saga = defineSaga(ORDER_SAGA);
