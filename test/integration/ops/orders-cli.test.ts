@@ -50,7 +50,7 @@ describe('ops CLI: orders (real Temporal, worker and providers)', function () {
       },
       { timeoutMs: 30_000, intervalMs: 500, what: 'parked orders in visibility' },
     );
-    assert.match(listed.query, /OrderStep = 'needs_attention'/);
+    assert.match(listed.query, /Step = 'needs_attention'/);
     assert.match(listed.uiUrl, /\/workflows\?query=/);
     const mine = listed.orders.find((o: { orderId: string }) => o.orderId === ids[0]);
     assert.equal(mine.step, 'needs_attention');

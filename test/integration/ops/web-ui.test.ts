@@ -37,7 +37,7 @@ const CHROMIUM_ARGS = [
 
 /**
  * The operator's path in the real Temporal Web UI: an order from Kafka, through the bridge,
- * parked by a failing mail API; headless Debian Chromium runs `OrderStep = "needs_attention"`,
+ * parked by a failing mail API; headless Debian Chromium runs `Step = "needs_attention"`,
  * finds the order, opens it and sees its summary and the parked step.
  */
 describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chromium)', function () {
@@ -110,7 +110,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
     await db?.pool.end();
   });
 
-  it('runs OrderStep = "needs_attention", opens the parked order, sees summary and step', async () => {
+  it('runs Step = "needs_attention", opens the parked order, sees summary and step', async () => {
     const { uiUrl, namespace } = h.config.temporal;
     const page = await browser.newPage({ viewport: { width: 1600, height: 1100 } });
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -121,7 +121,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
           await page.goto(`${uiUrl}/namespaces/${namespace}/workflows`);
           await page.click('[data-testid=toggle-manual-query]');
           const input = page.locator('[data-testid=workflow-manual-search-input]');
-          await input.fill('OrderStep = "needs_attention"');
+          await input.fill('Step = "needs_attention"');
           await input.press('Enter');
           await page
             .getByRole('link', { name: workflowId, exact: true })
@@ -131,7 +131,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
         },
         { timeoutMs: 60_000, intervalMs: 1000, what: `${workflowId} in the query result` },
       );
-      assert.equal(new URL(page.url()).searchParams.get('query'), 'OrderStep = "needs_attention"');
+      assert.equal(new URL(page.url()).searchParams.get('query'), 'Step = "needs_attention"');
       await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-needs-attention-list.png') });
 
       await page.getByRole('link', { name: workflowId, exact: true }).first().click();
@@ -169,7 +169,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
       const metadata = await page.locator('main').innerText();
       await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-parked-order-summary.png') });
 
-      // The pending step: OrderStep = needs_attention.
+      // The pending step: Step = needs_attention.
       await page.getByText('Search Attributes', { exact: true }).first().click();
       await page.getByText('needs_attention').first().waitFor({ timeout: 30_000 });
       const attributes = await page.locator('main').innerText();
@@ -178,9 +178,10 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
         `${summaryText}\n----\n${metadata}\n----\n${attributes}`,
       );
       await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-parked-order-step.png') });
-      assert.match(attributes, /OrderStep/);
+      assert.match(attributes, /\bStep\b/);
       assert.match(attributes, /needs_attention/);
-      assert.ok(attributes.includes(orderId), 'OrderId search attribute');
+      assert.match(attributes, /EntityId/);
+      assert.ok(attributes.includes(orderId), 'EntityId search attribute');
     } finally {
       await page.close();
     }

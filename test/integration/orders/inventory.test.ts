@@ -177,8 +177,8 @@ describe('inventory activities (real Postgres)', () => {
     const orderId = uniqueName('legacy');
     // As an older worker claimed it, an hour ago: no run ID, nothing settled.
     await db.pool.query(
-      `INSERT INTO order_claims (order_id, workflow_id, fingerprint, claimed_at)
-       VALUES ($1, 'wf-legacy', 'f', now() - interval '1 hour')`,
+      `INSERT INTO entity_claims (domain, entity_id, workflow_id, fingerprint, claimed_at)
+       VALUES ('orders', $1, 'wf-legacy', 'f', now() - interval '1 hour')`,
       [orderId],
     );
     const ask = (runId: string, startedAt: Date) =>

@@ -113,7 +113,7 @@ describe('one order, one set of effects (real Kafka, Temporal, Postgres, provide
     const ledger = await p.ledger(orderId);
     assert.equal(ledger.charges[0]!.amountMinor, 2500, "the owner's amount, not the conflict's");
     // One Web UI query finds every order conflict.
-    const query = `OrderStep = "order_conflict" AND OrderId = '${orderId}'`;
+    const query = `Step = "order_conflict" AND EntityId = '${orderId}'`;
     await waitFor(async () => (await p.h.client.workflow.count(query)).count === 1, {
       timeoutMs: 30_000,
       what: `visibility: ${query}`,
