@@ -140,7 +140,7 @@ describe('README commands in a new shell find the running local stack (issue 25)
 
     const list = await runLine('npx onceflow orders list --step needs_attention', shell);
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /order\(s\) · query: .*OrderStep = 'needs_attention'/);
+    assert.match(list.stdout, /order\(s\) · query: .*Step = 'needs_attention'/);
     // Links point at the stack's Web UI, not the default port.
     assert.ok(list.stdout.includes(`Web UI: ${state.env.TEMPORAL_UI_URL}/`), list.stdout);
 

@@ -341,7 +341,7 @@ describe('bridge: the environment’s faults stall and alert; every order starts
     assert.deepEqual(await h.committedOffsets(), nothingYet);
     assert.match(
       w.advice('search-attributes-missing')[0]!.msg,
-      new RegExp(`search-attribute create --namespace ${namespace} --name OrderId --type Keyword`),
+      new RegExp(`search-attribute create --namespace ${namespace} --name EntityId --type Keyword`),
     );
 
     const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;

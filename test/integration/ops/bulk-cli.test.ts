@@ -362,13 +362,13 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
       assert.equal((await pendingCharge(handle))?.paused, true);
     }
 
-    // Running orders carry no OrderStep (only parked, waiting and finished ones are written to
+    // Running orders carry no Step (only parked, waiting and finished ones are written to
     // visibility), so a bulk retry of parked orders does not select these paused ones.
     const listed = await runOps(['orders', 'list', '--prefix', batch.prefix, '--json'], cliEnv);
     assert.deepEqual(
       listed.json.orders.map((o: { step?: string }) => o.step ?? ''),
       ['', ''],
-      'no OrderStep while the charge runs',
+      'no Step while the charge runs',
     );
     const notParked = await runOps(
       ['orders', 'retry', '--all', '--prefix', batch.prefix, '--yes', '--json'],

@@ -56,7 +56,7 @@ describe('one order, one set of effects (real Kafka, Temporal, Postgres, provide
     const [owner, duplicate] = ownerAndOther(await p.runsOf(orderId, 2));
     assert.equal(duplicate.result.outcome, 'duplicate');
     assert.equal(duplicate.result.owner, owner.workflowId);
-    assert.equal(duplicate.step, 'duplicate', 'OrderStep search attribute');
+    assert.equal(duplicate.step, 'duplicate', 'Step search attribute');
     await assertOneSetOfEffects(orderId, sku, 10);
     assert.equal((await findOrderClaim(p.db.pool, orderId))?.workflowId, owner.workflowId);
 

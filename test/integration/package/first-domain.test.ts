@@ -31,7 +31,11 @@ export function programOf(markdown: string): Record<string, string> {
 
 function run(command: string, args: string[], cwd: string): string {
   const r = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 600_000 });
-  assert.equal(r.status, 0, `${command} ${args.join(' ')} (exit ${r.status}):\n${r.stderr}`);
+  assert.equal(
+    r.status,
+    0,
+    `${command} ${args.join(' ')} (exit ${r.status}):\n${r.stdout}\n${r.stderr}`,
+  );
   return r.stdout;
 }
 
@@ -109,6 +113,8 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
           target: 'ES2022',
           strict: true,
           noEmit: true,
+          // As Temporal's samples do: @temporalio/common's types import `ms` without its types.
+          skipLibCheck: true,
           types: ['node'],
           typeRoots: [resolve(ROOT, 'node_modules/@types')],
         },

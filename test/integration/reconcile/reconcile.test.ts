@@ -65,7 +65,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
   /** Every offset committed, `expected` workflows of this run listed, none running. */
   async function waitForQuiescence(expected: number): Promise<void> {
     await h.waitUntilAllCommitted(90_000);
-    const base = `OrderId STARTS_WITH '${prefix}'`;
+    const base = `EntityId STARTS_WITH '${prefix}'`;
     await waitFor(
       async () => {
         const [total, running] = await Promise.all([
