@@ -158,7 +158,10 @@ describe('bridge: translateMessage', () => {
         ),
       );
       assert.equal(p.reason, 'unknown-event-type');
-      assert.match(p.error, /"OrderShipped" has no route \(known: OrderPlaced, OrderCancelled\)/);
+      assert.match(
+        p.error,
+        /"OrderShipped" has no route \(known: OrderPlaced, OrderCancelled, PayoutRequested, PayoutCancelled\)/,
+      );
     });
 
     it('reports every invalid field with its path', () => {
