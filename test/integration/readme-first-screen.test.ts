@@ -155,8 +155,13 @@ describe("README's first screen, run as written in a new shell on a fresh stack 
   for (const readme of commands)
     it(readme.command, async () => {
       const check = checks[readme.command];
-      assert.ok(check, `no check for README command "${readme.command}"`);
-      await check(readme);
+      if (check) return check(readme);
+      // A command this test does not know yet still runs as written, so a broken word shows
+      // as its own error; then the test asks for a check of what it does.
+      const unknown = await run(readme.command, 5 * 60_000);
+      assert.equal(unknown.code, 0, `${readme.command}:\n${unknown.stdout}\n${unknown.stderr}`);
+      assertSays(unknown, readme);
+      assert.fail(`no check here for README command "${readme.command}": add one`);
     });
 
   it("npm run stack:stop (named on the first screen) stops the demo's stack", async () => {
