@@ -137,7 +137,14 @@ describe("README's first screen, run as written in a new shell on a fresh stack 
       const list = await run(readme.command, 3 * 60_000);
       assert.equal(list.code, 0, `${list.stdout}\n${list.stderr}`);
       assertSays(list, readme);
-      assert.match(list.stdout, /^\d+ order\(s\) · query: .*OrderStep = 'needs_attention'/m);
+      // The query README tells the user to paste into the Web UI is the one the command runs.
+      const pasted = /`(\w+) = "needs_attention"`/.exec(firstScreenOf(README));
+      assert.ok(pasted, 'README gives the Web UI query for parked orders');
+      assert.match(
+        list.stdout,
+        new RegExp(`^\\d+ order\\(s\\) · query: .*\\b${pasted[1]} = 'needs_attention'`, 'm'),
+        `README's Web UI query uses the search attribute the CLI queries`,
+      );
       // It found the clone's stack by itself, not the runner's.
       assert.match(list.stdout, new RegExp(`^Web UI: ${stack.env.TEMPORAL_UI_URL}/`, 'm'));
     },
