@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,14 @@ const README = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
  * the commands, not the registries.
  */
 function freshClone(): { dir: string; paths: StackPaths } {
+  // The clone shares node_modules: were it older than package-lock.json, the demo command's
+  // `npm ci` would reinstall it under this running test.
+  const lock = statSync(resolve(ROOT, 'package-lock.json')).mtimeMs;
+  const installed = resolve(ROOT, 'node_modules', '.package-lock.json');
+  assert.ok(
+    existsSync(installed) && statSync(installed).mtimeMs >= lock,
+    'node_modules is older than package-lock.json: run npm ci (or bash scripts/test.sh) first',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'onceflow-readme-'));
   chmodSync(dir, 0o755); // PostgreSQL runs as its own user and must reach its data folder
   const files = execFileSync(
