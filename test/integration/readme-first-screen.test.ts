@@ -54,7 +54,11 @@ function freshClone(): { dir: string; paths: StackPaths } {
   )
     .toString()
     .split('\0')
-    .filter((f) => f !== '' && existsSync(resolve(ROOT, f)));
+    // node_modules and .onceflow are shared below even where they are links git does not ignore.
+    .filter(
+      (f) =>
+        f !== '' && existsSync(resolve(ROOT, f)) && !/^(node_modules|\.onceflow)(\/|$)/.test(f),
+    );
   for (const file of files) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     cpSync(resolve(ROOT, file), join(dir, file), { preserveTimestamps: true });
