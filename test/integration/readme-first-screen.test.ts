@@ -156,7 +156,7 @@ describe("README's first screen, run as written in a new shell on a fresh stack 
       assert.match(
         list.stdout,
         new RegExp(`^\\d+ order\\(s\\) · query: .*\\b${pasted[1]} = 'needs_attention'`, 'm'),
-        `README's Web UI query uses the search attribute the CLI queries`,
+        `README's Web UI query (${pasted[0]}) uses the search attribute the CLI queries:\n${list.stdout}`,
       );
       // It found the clone's stack by itself, not the runner's.
       assert.match(list.stdout, new RegExp(`^Web UI: ${stack.env.TEMPORAL_UI_URL}/`, 'm'));
