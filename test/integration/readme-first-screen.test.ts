@@ -44,38 +44,38 @@ function freshClone(): { dir: string; paths: StackPaths } {
     'node_modules is older than package-lock.json: run npm ci (or bash scripts/test.sh) first',
   );
   const dir = mkdtempSync(join(tmpdir(), 'onceflow-readme-'));
-  chmodSync(dir, 0o755); // PostgreSQL runs as its own user and must reach its data folder
-  const files = execFileSync(
-    'git',
-    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-    {
-      cwd: ROOT,
-    },
-  )
-    .toString()
-    .split('\0')
-    // node_modules and .onceflow are shared below even where they are links git does not ignore.
-    .filter(
-      (f) =>
-        f !== '' && existsSync(resolve(ROOT, f)) && !/^(node_modules|\.onceflow)(\/|$)/.test(f),
-    );
-  for (const file of files) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    cpSync(resolve(ROOT, file), join(dir, file), { preserveTimestamps: true });
+  try {
+    chmodSync(dir, 0o755); // PostgreSQL runs as its own user and must reach its data folder
+    const listed = ['ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+    const files = execFileSync('git', listed, { cwd: ROOT })
+      .toString()
+      .split('\0')
+      // node_modules and .onceflow are shared below even where they are links git does not ignore.
+      .filter(
+        (f) =>
+          f !== '' && existsSync(resolve(ROOT, f)) && !/^(node_modules|\.onceflow)(\/|$)/.test(f),
+      );
+    for (const file of files) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      cpSync(resolve(ROOT, file), join(dir, file), { preserveTimestamps: true });
+    }
+    symlinkSync(resolve(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    const runner = stackPaths();
+    const paths = stackPaths(join(dir, '.onceflow'));
+    for (const [from, to] of [
+      [runner.bin, paths.bin],
+      [runner.cache, paths.cache],
+      [runner.kafkaLibs, paths.kafkaLibs],
+    ] as const) {
+      if (!existsSync(from)) continue; // the runner's stack was not installed here: download
+      mkdirSync(dirname(to), { recursive: true });
+      symlinkSync(from, to);
+    }
+    return { dir, paths };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true }); // a half-made clone is not left behind
+    throw err;
   }
-  symlinkSync(resolve(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  const runner = stackPaths();
-  const paths = stackPaths(join(dir, '.onceflow'));
-  for (const [from, to] of [
-    [runner.bin, paths.bin],
-    [runner.cache, paths.cache],
-    [runner.kafkaLibs, paths.kafkaLibs],
-  ] as const) {
-    if (!existsSync(from)) continue; // the runner's stack was not installed here: download
-    mkdirSync(dirname(to), { recursive: true });
-    symlinkSync(from, to);
-  }
-  return { dir, paths };
 }
 
 /** What README says a command prints, each quoted text found in its output (spaces squeezed). */
