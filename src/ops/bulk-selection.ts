@@ -1,6 +1,6 @@
 /**
  * Which orders a bulk command (`orders retry|cancel --all`, `orders pause|resume`) acts on:
- * a visibility query over the OrderStep search attribute, narrowed by the parked step, which
+ * a visibility query over the Step search attribute, narrowed by the parked step, which
  * visibility cannot query (it lives in the workflow memo `attention` and the status query).
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
@@ -30,7 +30,7 @@ export const SELECTION_OPTIONS = {
 
 /** What a bulk command selects. */
 export interface BulkSelection {
-  /** OrderStep value. Default: `needs_attention` (parked). */
+  /** Step value. Default: `needs_attention` (parked). */
   step: string;
   /** Only orders parked at this step (needs the memo or a status query per order). */
   parkedAt?: StepName;

@@ -18,7 +18,7 @@ export type ListStatus = keyof typeof LIST_STATUSES;
 
 /** Filters of `orders list`. */
 export interface OrderFilter {
-  /** OrderStep value, e.g. `needs_attention`. */
+  /** Step value, e.g. `needs_attention`. */
   step?: string;
   status?: ListStatus;
   /** Only orders started before this instant. */
@@ -114,7 +114,7 @@ export async function findOrderRun(
   }
 }
 
-/** The OrderStep search attribute of an execution, if set. */
+/** The Step search attribute of an execution, if set. */
 export function stepOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>) {
   return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
 }

@@ -17,7 +17,7 @@ import { operatorActionOf } from './operator-action';
 import { listExecutions } from './order-lookup';
 import { parseDuration, parsePositiveInt, UsageError } from './output';
 
-/** The activity type behind each step, and the OrderStep values while it runs. */
+/** The activity type behind each step, and the Step values while it runs. */
 export const STEP_ACTIVITY: Record<
   StepName,
   { activityType: keyof Activities; orderSteps: string[] }
@@ -29,7 +29,7 @@ export const STEP_ACTIVITY: Record<
   release: { activityType: 'releaseInventory', orderSteps: ['compensating'] },
 };
 
-/** OrderStep of an order whose step retries a transient cause (issue 15's contract). */
+/** Step of an order whose step retries a transient cause (issue 15's contract). */
 export const WAITING_STEP = 'waiting';
 
 /** What pause/resume act on: one step's activity, or (`--all`) every pending activity. */
@@ -49,7 +49,7 @@ export function buildPauseQuery(sel: PauseSelection): string {
   return visibility.allOf(
     visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
     visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
-    // Orders started by current code write OrderStep only when parked, waiting or finished
+    // Orders started by current code write Step only when parked, waiting or finished
     // (a visibility write per step costs the server; issue 18), so a running step is no value
     // at all; older runs still write it. Each run's pending activities decide in the end.
     visibility.anyOf(
