@@ -22,7 +22,7 @@ import { connectClient } from '../src/temporal/connection';
 import { createKafka } from '../src/kafka/kafka-client';
 import { parseDuration } from '../src/util/duration';
 import { buildProduction } from '../src/pipeline/production';
-import { benchBridge } from './bridge';
+import { benchBridge, stackPidsOf } from './bridge';
 import { benchEndToEnd } from './e2e';
 import { benchDrain, type DrainResult } from './drain';
 import { formatDrain } from './drain-table';
@@ -76,9 +76,7 @@ async function main(): Promise<void> {
         concurrency,
         floorWorkflows: Number(values['floor-workflows'] ?? drainOrders),
         profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
-        stackPids: Object.fromEntries(
-          Object.entries(stack.state.pids).filter((e): e is [string, number] => e[1] !== undefined),
-        ),
+        stackPids: stackPidsOf(stack),
       },
       { config, client, kafka, env: stack.state.env, logs: stack.paths.logs },
     );
@@ -94,6 +92,7 @@ async function main(): Promise<void> {
         events: Number(values.events ?? 3000),
         concurrency,
         duplicates: Number(values.duplicates ?? 20000),
+        stackPids: stackPidsOf(stack),
       },
       { config, client, pool, logs: stack.paths.logs },
     );
