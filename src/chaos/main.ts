@@ -77,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
   const pool = createPool(config.database, { schema: config.database.schema });
   const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'chaos');
-  const { providersUrl, metricsUrl, env } = await pickPipelineEndpoints(stack.state.env);
+  const { providersUrl, metricsUrl, env } = await pickPipelineEndpoints(stack.state.env, {
+    restarted: true,
+  });
   const members = {
     providers: { entry: 'src/sandbox/main.ts', readyUrl: `${providersUrl}/admin/faults` },
     bridge: { entry: 'src/kafka-bridge/main.ts', readyUrl: metricsUrl },
