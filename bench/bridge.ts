@@ -4,14 +4,17 @@
  * artifacts/bench-bridge.json. One run on one (noisy, 2-core) machine: read ratios, not
  * absolute numbers.
  *
- *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000
+ *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 [--profile]
+ *
+ * --profile writes a V8 CPU profile of the bridge process (--cpu-prof) to
+ * artifacts/profiles/bench-bridge/, for where its time goes per message.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pino from 'pino';
-import { Client, Connection } from '@temporalio/client';
-import type { Kafka } from 'kafkajs';
+import type { Client } from '@temporalio/client';
+import type { Admin, Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import { startPreparedStack } from '../src/setup/dev-stack';
 import { loadConfig, type Config } from '../src/config';
@@ -19,6 +22,7 @@ import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
 import { createLedgerStore } from '../src/db/ledger-store';
 import { createKafka } from '../src/kafka/kafka-client';
+import { connectClient } from '../src/temporal/connection';
 import { ensureTopics } from '../src/kafka/topics';
 import { startBridge } from '../src/kafka-bridge/bridge';
 import { DEFAULT_ROUTES } from '../src/domains';
@@ -29,6 +33,9 @@ import { startComponent } from '../src/pipeline/components';
 import { buildProduction, productionArgs } from '../src/pipeline/production';
 import { translateMessage, type StartCommand } from '../src/events/translate';
 import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
+import { cpuDelta, cpuSeconds, peakRssMiB, perItem, selfCpu, waitForQuietCpu } from './proc-cpu';
+import { loadavg } from 'node:os';
+import type { RunningStack } from '../src/stack/stack';
 
 const ROOT = resolve(__dirname, '..');
 export const PARTITIONS = 4;
@@ -46,18 +53,16 @@ export function tag(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}`;
 }
 
-async function committedAll(config: Config, topic: string, groupId: string): Promise<boolean> {
-  const admin = createKafka(config.kafka, 'bench').admin();
-  await admin.connect();
-  try {
-    const high = await admin.fetchTopicOffsets(topic);
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    return high.every(
-      (h) => committed!.partitions.find((p) => p.partition === h.partition)?.offset === h.high,
-    );
-  } finally {
-    await admin.disconnect();
-  }
+/**
+ * True once the group has committed every partition's high watermark. One admin client for
+ * the whole wait: a fresh connection per poll would add its own CPU to what is measured.
+ */
+async function committedAll(admin: Admin, topic: string, groupId: string): Promise<boolean> {
+  const high = await admin.fetchTopicOffsets(topic);
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return high.every(
+    (h) => committed!.partitions.find((p) => p.partition === h.partition)?.offset === h.high,
+  );
 }
 
 /**
@@ -66,7 +71,12 @@ async function committedAll(config: Config, topic: string, groupId: string): Pro
  * attributes, summary and details, via startOrDeduplicate) for a stream of the same shape, so
  * the ratio measures the bridge's own cost: Kafka, ledger, ordering and commits.
  */
-async function rawStartRate(client: Client, n: number, concurrency: number): Promise<number> {
+async function rawStartRate(
+  client: Client,
+  n: number,
+  concurrency: number,
+  stackPids: Record<string, number>,
+): Promise<{ rate: number; cpuMsPerStart: Record<string, number> }> {
   const taskQueue = tag('bench-raw');
   const commands = generateOrderStream({ orders: n, seed: 41, prefix: tag('raw') })
     .records.map((r) =>
@@ -77,6 +87,7 @@ async function rawStartRate(client: Client, n: number, concurrency: number): Pro
       ),
     )
     .filter((t): t is StartCommand => t.kind === 'start');
+  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu() };
   const started = performance.now();
   await runLimited(
     commands.map((cmd, i) => async () => {
@@ -89,11 +100,12 @@ async function rawStartRate(client: Client, n: number, concurrency: number): Pro
     concurrency,
   );
   const rate = commands.length / ((performance.now() - started) / 1000);
+  const cpuAfter = { ...cpuSeconds(stackPids), bench: selfCpu() };
   await terminateAll(
     client,
     commands.map((c) => c.workflowId),
   );
-  return rate;
+  return { rate, cpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), commands.length) };
 }
 
 async function terminateAll(client: Client, ids: string[]): Promise<void> {
@@ -112,30 +124,27 @@ async function terminateAll(client: Client, ids: string[]): Promise<void> {
   );
 }
 
-/** Peak resident set (VmHWM) of a running process, in MiB. */
-export function peakRssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmHWM:'));
-  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
-}
-
 export interface BridgeBenchOptions {
   events: number;
   concurrency: number;
   duplicates: number;
+  /** Write a --cpu-prof profile of the bridge process into this folder. Default: none. */
+  profileDir?: string;
+  /** The stack's own service pids (stack.json), for CPU per start per process. Default: none. */
+  stackPids?: Record<string, number>;
 }
 
 export type BridgeBenchResult = Awaited<ReturnType<typeof benchBridge>>;
 
 /** Exported so `npm run bench` (bench/index.ts) reuses the same measurements. */
 export async function benchBridge(
-  { events, concurrency, duplicates }: BridgeBenchOptions,
+  { events, concurrency, duplicates, profileDir, stackPids = {} }: BridgeBenchOptions,
   { config, client, pool, logs }: { config: Config; client: Client; pool: Pool; logs: string },
 ) {
   const kafka = createKafka(config.kafka, 'bench');
+  await waitForQuietCpu(stackPids);
   process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
-  const raw = await rawStartRate(client, events, concurrency);
+  const raw = await rawStartRate(client, events, concurrency, stackPids);
 
   // The bridge as its own process, on pre-produced events, with the same number of starts in flight.
   const topic = tag('bench_orders');
@@ -150,6 +159,7 @@ export async function benchBridge(
     await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
   }
   await producer.disconnect();
+  await waitForQuietCpu(stackPids);
   process.stderr.write(
     `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
   );
@@ -158,7 +168,10 @@ export async function benchBridge(
   // the stack's logs.
   const bridgeProcess = startComponent(
     'bench-bridge',
-    productionArgs('bridge'),
+    productionArgs(
+      'bridge',
+      profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bench-bridge')}`] : [],
+    ),
     {
       KAFKA_TOPICS: topic,
       KAFKA_GROUP_ID: groupId,
@@ -172,14 +185,26 @@ export async function benchBridge(
     logs,
   );
   const child = bridgeProcess.child;
+  const bridgePids = { ...stackPids, bridge: child.pid! };
+  // From the bridge's spawn: its start-up and group join are in its figure (a few hundred ms
+  // of CPU), as they are in what it takes from the cores the Temporal server needs.
+  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
+  let cpuAfter: Record<string, number> = cpuBefore;
   let peak = 0;
-  await waitFor(
-    async () => {
-      peak = Math.max(peak, peakRssMiB(child.pid!));
-      return committedAll(config, topic, groupId);
-    },
-    { timeoutMs: 600_000, intervalMs: 250, what: 'the bridge to handle every event' },
-  );
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await waitFor(
+      async () => {
+        peak = Math.max(peak, peakRssMiB(child.pid!));
+        cpuAfter = { ...cpuSeconds(bridgePids), bench: selfCpu() };
+        return committedAll(admin, topic, groupId);
+      },
+      { timeoutMs: 600_000, intervalMs: 250, what: 'the bridge to handle every event' },
+    );
+  } finally {
+    await admin.disconnect();
+  }
   peak = Math.max(peak, peakRssMiB(child.pid!));
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
@@ -236,11 +261,17 @@ export async function benchBridge(
     what: 'first duplicate batch',
   });
   const dupStart = performance.now();
-  await waitFor(() => committedAll(config, dupTopic, dupGroup), {
-    timeoutMs: 600_000,
-    intervalMs: 100,
-    what: 'duplicates absorbed',
-  });
+  const dupAdmin = kafka.admin();
+  await dupAdmin.connect();
+  try {
+    await waitFor(() => committedAll(dupAdmin, dupTopic, dupGroup), {
+      timeoutMs: 600_000,
+      intervalMs: 100,
+      what: 'duplicates absorbed',
+    });
+  } finally {
+    await dupAdmin.disconnect();
+  }
   const dupRate = duplicates / ((performance.now() - dupStart) / 1000);
   const dupMetric = await bridge.metrics.duplicates.get();
   const absorbed = dupMetric.values
@@ -254,9 +285,13 @@ export async function benchBridge(
     machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`,
     events,
     concurrency,
-    rawStartsPerSecond: Math.round(raw),
+    rawStartsPerSecond: Math.round(raw.rate),
     bridgeStartsPerSecond: Math.round(bridgeRate),
-    ratio: Number((bridgeRate / raw).toFixed(2)),
+    ratio: Number((bridgeRate / raw.rate).toFixed(2)),
+    /** CPU ms per start of each process (the bench process is the raw loop's client). */
+    rawCpuMsPerStart: raw.cpuMsPerStart,
+    /** CPU ms per event of each process while the bridge handled them (bench = its poller). */
+    bridgeCpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), events),
     duplicates,
     duplicatesAbsorbedByLedger: absorbed,
     duplicatesPerSecond: Math.round(dupRate),
@@ -265,12 +300,27 @@ export async function benchBridge(
   return result;
 }
 
+/** The stack's own processes (temporal, kafka..., postgres, codec) by name, for CPU figures. */
+export function stackPidsOf(stack: RunningStack): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(stack.state.pids).filter((e): e is [string, number] => e[1] !== undefined),
+  );
+}
+
+/** `bridge 1.2, temporal 3.4, ..., total 6.1`: CPU ms per start by process. */
+export function formatCpu(cpu: Record<string, number>): string {
+  return Object.entries(cpu)
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ');
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       events: { type: 'string' },
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
+      profile: { type: 'boolean' },
     },
   });
   const events = Number(values.events ?? 3000);
@@ -280,12 +330,19 @@ async function main(): Promise<void> {
   buildProduction(); // the bridge runs compiled, as in production
   const stack = await startPreparedStack();
   const config = loadConfig();
-  const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  // The bridge's own client (connectClient: its data converter encrypts payloads), so the raw
+  // loop sends byte for byte what the bridge sends and the ratio is the bridge's own cost.
+  const client = await connectClient(config);
   const pool = createPool(config.database);
   try {
     const result = await benchBridge(
-      { events, concurrency, duplicates },
+      {
+        events,
+        concurrency,
+        duplicates,
+        profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
+        stackPids: stackPidsOf(stack),
+      },
       { config, client, pool, logs: stack.paths.logs },
     );
     const absorbed = result.duplicatesAbsorbedByLedger;
@@ -304,12 +361,17 @@ async function main(): Promise<void> {
         `| ratio bridge / raw | ${result.ratio} |`,
         `| duplicate absorption (ledger) | ${result.duplicatesPerSecond} events/s (${absorbed}/${duplicates} by ledger) |`,
         `| bridge peak RSS | ${result.bridgePeakRssMiB} MiB |`,
+        `| CPU ms per start, raw loop | ${formatCpu(result.rawCpuMsPerStart)} |`,
+        `| CPU ms per start, bridge | ${formatCpu(result.bridgeCpuMsPerStart)} |`,
+        `| load average at the end | ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' / ')} |`,
         '',
       ].join('\n'),
     );
   } finally {
     await pool.end();
-    await connection.close();
+    await client.connection.close();
     await stack.stop();
   }
 }

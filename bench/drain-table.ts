@@ -12,9 +12,22 @@ const PROCESSES = [
   'total',
 ] as const;
 
+/**
+ * The table's column of a stack process: the three brokers and their controller are `kafka`,
+ * the real server's Web UI is `temporal` (the dev server serves its UI itself).
+ */
+export function columnOf(process: string): string {
+  if (process.startsWith('kafka')) return 'kafka';
+  if (process === 'temporal-ui') return 'temporal';
+  return process;
+}
+
 function cpuCells(f: RateFigure): string {
+  const byColumn: Record<string, number> = {};
+  for (const [p, ms] of Object.entries(f.cpuMsPerItem))
+    byColumn[columnOf(p)] = (byColumn[columnOf(p)] ?? 0) + ms;
   return PROCESSES.map((p) =>
-    f.cpuMsPerItem[p] === undefined ? '–' : String(f.cpuMsPerItem[p]),
+    byColumn[p] === undefined ? '–' : String(Number(byColumn[p].toFixed(1))),
   ).join(' | ');
 }
 

@@ -27,9 +27,9 @@ import {
 import { productionArgs, type ProductionProcess } from '../src/pipeline/production';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { tag, type BenchContext } from './bridge';
-import { measureFloor, perItem, round, selfCpu, type RateFigure } from './floor';
+import { measureFloor, type RateFigure } from './floor';
 import * as floorActivities from './floor-activities';
-import { cpuDelta, cpuSeconds, peakRssMiB } from './proc-cpu';
+import { cpuDelta, cpuSeconds, peakRssMiB, perItem, round, selfCpu } from './proc-cpu';
 
 export type { RateFigure } from './floor';
 

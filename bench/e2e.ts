@@ -28,7 +28,8 @@ import {
 } from '../src/pipeline/components';
 import { productionArgs } from '../src/pipeline/production';
 import { generateOrderStream } from '../src/tools/order-stream';
-import { PARTITIONS, peakRssMiB, tag, type BenchContext } from './bridge';
+import { PARTITIONS, tag, type BenchContext } from './bridge';
+import { peakRssMiB } from './proc-cpu';
 
 export interface E2eOptions {
   durationMs: number;

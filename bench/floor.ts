@@ -1,13 +1,13 @@
 /**
  * The floor of `npm run bench`: workflows that do nothing and workflows with three no-op
  * activities, started with client.workflow.start at the bridge's concurrency on the same
- * server, timed until all are completed; plus the CPU helpers the drain shares.
+ * server, timed until all are completed.
  */
 import type { Client } from '@temporalio/client';
 import { runLimited } from '../src/util/run-limited';
 import { waitFor } from '../src/util/wait';
 import { tag } from './bridge';
-import { cpuDelta, cpuSeconds } from './proc-cpu';
+import { cpuDelta, cpuSeconds, perItem, round, selfCpu } from './proc-cpu';
 
 export interface RateFigure {
   perSecond: number;
@@ -15,25 +15,6 @@ export interface RateFigure {
   /** CPU milliseconds per order (or workflow) by process, and `total`. */
   cpuMsPerItem: Record<string, number>;
 }
-
-export const round = (n: number, digits = 1) => Number(n.toFixed(digits));
-
-export function perItem(cpu: Record<string, number>, items: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  let total = 0;
-  for (const [name, seconds] of Object.entries(cpu)) {
-    out[name] = round((seconds * 1000) / items);
-    total += seconds;
-  }
-  out.total = round((total * 1000) / items);
-  return out;
-}
-
-/** This process's own CPU seconds (the producer, the poller and the floor's worker). */
-export const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 export async function measureFloor(
   client: Client,

@@ -8,6 +8,7 @@
  *            --events 3000 --concurrency 32 --duplicates 20000   (bridge part, bench/bridge.ts)
  *            --drain-orders 2000 --floor-workflows 2000 --profile (drain part, bench/drain.ts)
  *            --only drain                                          (skip the other phases)
+ *            --temporal dev|server --kafka-brokers 1|3             (the stack's topology)
  *
  * Every figure is measured in this run; nothing is estimated or carried over.
  */
@@ -22,10 +23,11 @@ import { connectClient } from '../src/temporal/connection';
 import { createKafka } from '../src/kafka/kafka-client';
 import { parseDuration } from '../src/util/duration';
 import { buildProduction } from '../src/pipeline/production';
-import { benchBridge } from './bridge';
+import { benchBridge, stackPidsOf } from './bridge';
 import { benchEndToEnd } from './e2e';
 import { benchDrain, type DrainResult } from './drain';
 import { formatDrain } from './drain-table';
+import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -43,8 +45,10 @@ async function main(): Promise<void> {
       'floor-workflows': { type: 'string' },
       profile: { type: 'boolean' },
       only: { type: 'string' },
+      ...TOPOLOGY_OPTIONS,
     },
   });
+  const topology = applyTopologyOptions(values);
   if (values.only !== undefined && values.only !== 'drain')
     throw new Error(`--only ${values.only}: the only phase that runs alone is "drain"`);
   const drainOrders = Number(values['drain-orders'] ?? 2000);
@@ -76,17 +80,15 @@ async function main(): Promise<void> {
         concurrency,
         floorWorkflows: Number(values['floor-workflows'] ?? drainOrders),
         profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
-        stackPids: Object.fromEntries(
-          Object.entries(stack.state.pids).filter((e): e is [string, number] => e[1] !== undefined),
-        ),
+        stackPids: stackPidsOf(stack),
       },
       { config, client, kafka, env: stack.state.env, logs: stack.paths.logs },
     );
-    process.stdout.write(`\n${formatDrain(drain)}\n`);
+    process.stdout.write(`\nstack: ${describeTopology(topology)}\n${formatDrain(drain)}\n`);
     mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
     writeFileSync(
       resolve(ROOT, 'artifacts', 'bench-drain.json'),
-      `${JSON.stringify(drain, null, 2)}\n`,
+      `${JSON.stringify({ topology, ...drain }, null, 2)}\n`,
     );
     if (values.only === 'drain') return;
     const bridge = await benchBridge(
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
         events: Number(values.events ?? 3000),
         concurrency,
         duplicates: Number(values.duplicates ?? 20000),
+        stackPids: stackPidsOf(stack),
       },
       { config, client, pool, logs: stack.paths.logs },
     );
@@ -112,7 +115,10 @@ async function main(): Promise<void> {
       'One run on one machine, with Temporal, Kafka, PostgreSQL, the providers, the worker, ' +
       'the bridge and this producer sharing its cores: repeat runs vary, so read ratios and ' +
       'orders of magnitude, not the last digit.';
-    const result = { at: new Date().toISOString(), machine, noise, drain, bridge, endToEnd: e2e };
+    const result = {
+      ...{ at: new Date().toISOString(), machine, topology, noise },
+      ...{ drain, bridge, endToEnd: e2e },
+    };
     mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
     writeFileSync(resolve(ROOT, 'artifacts', 'bench.json'), `${JSON.stringify(result, null, 2)}\n`);
 
@@ -121,6 +127,7 @@ async function main(): Promise<void> {
       [
         '',
         `machine: ${machine.platform}, ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, node ${machine.node}`,
+        `stack: ${describeTopology(topology)}`,
         '',
         '| measure | value |',
         '|---|---|',

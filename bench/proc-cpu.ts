@@ -84,3 +84,53 @@ export function peakRssMiB(pid: number): number {
     return 0;
   }
 }
+
+/** `n` to `digits` decimals, as a number. */
+export const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+
+/** CPU seconds per process → CPU ms per item per process, plus `total`. */
+export function perItem(cpu: Record<string, number>, items: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let total = 0;
+  for (const [name, seconds] of Object.entries(cpu)) {
+    out[name] = round((seconds * 1000) / items);
+    total += seconds;
+  }
+  out.total = round((total * 1000) / items);
+  return out;
+}
+
+/** This process's own CPU seconds (the producer, the poller and the floor's worker). */
+export const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/**
+ * Resolves once the named process trees together use less than `maxCores` of CPU over one
+ * `windowMs`, or after `timeoutMs` (then says so on stderr and resolves anyway: a busy shared
+ * machine must not fail the bench). A timed phase starts on a quiet stack this way, not while
+ * the server still works off the previous phase (the terminations of its workflows, their
+ * visibility updates), which would be charged to the next phase.
+ */
+export async function waitForQuietCpu(
+  roots: Record<string, number>,
+  { maxCores = 0.15, windowMs = 1000, timeoutMs = 60_000 } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let before = cpuSeconds(roots);
+  for (;;) {
+    // Sampling, not synchronisation: CPU use is only defined over a window of time.
+    await new Promise((r) => setTimeout(r, windowMs));
+    const after = cpuSeconds(roots);
+    const used = Object.values(cpuDelta(before, after)).reduce((s, v) => s + v, 0);
+    if (used / (windowMs / 1000) < maxCores) return;
+    if (Date.now() > deadline) {
+      process.stderr.write(
+        `stack still busy (${(used / (windowMs / 1000)).toFixed(2)} cores) after ${timeoutMs / 1000} s; measuring anyway\n`,
+      );
+      return;
+    }
+    before = after;
+  }
+}

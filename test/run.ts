@@ -6,6 +6,11 @@
  *   npm test                      every test
  *   npm test -- test/unit         only files under a path (unit tests need no stack)
  *   npm test -- --grep ledger     only tests whose title matches
+ *   npm test -- --production-topology
+ *                                 the production topology's subset (test/topology/suite.ts)
+ *                                 on a stack with the Temporal server and three brokers
+ *   npm test -- --production-topology --with-chaos
+ *                                 the same, then the topology's short chaos run
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,6 +20,11 @@ import { killStackNow, readStackState, type RunningStack } from '../src/stack/st
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { isAlive } from '../src/stack/processes';
 import { isPortFree } from '../src/stack/ports';
+import {
+  PRODUCTION_TOPOLOGY,
+  PRODUCTION_TOPOLOGY_CHAOS,
+  PRODUCTION_TOPOLOGY_FILES,
+} from './topology/suite';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -30,10 +40,17 @@ function testFiles(target: string): string[] {
 function parseArgs(argv: string[]): { targets: string[]; grep?: string } {
   const targets: string[] = [];
   let grep: string | undefined;
+  let chaos = false;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--grep' || argv[i] === '-g') grep = argv[++i];
+    else if (argv[i] === '--production-topology') {
+      // The stack this run starts (and every stack its tests start) takes these settings.
+      Object.assign(process.env, PRODUCTION_TOPOLOGY);
+      targets.push(...PRODUCTION_TOPOLOGY_FILES);
+    } else if (argv[i] === '--with-chaos') chaos = true;
     else targets.push(argv[i]!);
   }
+  if (chaos) targets.push(PRODUCTION_TOPOLOGY_CHAOS);
   return { targets: targets.length ? targets : ['test'], grep };
 }
 

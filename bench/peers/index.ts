@@ -8,6 +8,7 @@
  *   npm run bench:peers -- --duration 30s        # quick check
  *   options: --warmup 20s --latency-duration 60s --backlog 500 --duplicates 2000
  *            --concurrency 32 --partitions 6 --systems onceflow,restate,dbos
+ *            --temporal dev|server --kafka-brokers 1|3   (the stack's topology)
  *
  * Writes artifacts/bench-peers.json and artifacts/bench-peers.svg. Every figure is measured in
  * this run. Workload and phases: bench/peers/workload.ts; systems: bench/peers/systems.ts.
@@ -29,6 +30,8 @@ import { pickPort } from '../../src/stack/ports';
 import { waitFor } from '../../src/util/wait';
 import { parseDuration } from '../../src/util/duration';
 import { renderChart } from './chart';
+import type { StackTopology } from '../../src/stack/topology';
+import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from '../topology-option';
 import { OrderFeed, STREAM_SHAPE } from './feed';
 import { checkPeerInvariants, type InvariantReport } from './invariants';
 import { readPeerLedger } from './ledger';
@@ -102,7 +105,8 @@ function versionOf(name: SystemName, stackVersions: Record<string, string>): str
       `kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}, ` +
       `postgres-datasource ${peerVersion('@dbos-inc/postgres-datasource')}`
     );
-  return `this checkout, Temporal server ${stackVersions.temporalServer ?? '?'} (the stack's dev server)`;
+  const which = stackVersions.temporalCli ? "the stack's dev server" : 'the Temporal server';
+  return `this checkout, Temporal server ${stackVersions.temporalServer ?? '?'} (${which})`;
 }
 
 async function main(): Promise<void> {
@@ -116,8 +120,10 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       partitions: { type: 'string' },
       systems: { type: 'string' },
+      ...TOPOLOGY_OPTIONS,
     },
   });
+  const topology = applyTopologyOptions(values);
   const durationMs = parseDuration(values.duration ?? '2m', '--duration');
   const options = {
     durationMs,
@@ -258,7 +264,7 @@ async function main(): Promise<void> {
     await pool.end();
     await stack.stop();
   }
-  report(results, failures, options, concurrency);
+  report(results, failures, options, concurrency, topology);
 }
 
 function report(
@@ -266,6 +272,7 @@ function report(
   failures: Array<{ system: SystemName; error: string }>,
   options: WorkloadOptions,
   concurrency: number,
+  topology: StackTopology,
 ): void {
   const machine = {
     platform: `${process.platform} ${process.arch}`,
@@ -280,6 +287,7 @@ function report(
   const out = {
     at: new Date().toISOString(),
     machine,
+    topology,
     noise,
     options: { ...options, concurrency, stream: STREAM_SHAPE },
     failures,
@@ -314,6 +322,7 @@ function report(
   const lines = [
     '',
     `machine: ${machine.platform}, ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, node ${machine.node}`,
+    `stack: ${describeTopology(topology)}`,
     `stream: ${STREAM_SHAPE.duplicateRate * 100} % duplicate deliveries, ${STREAM_SHAPE.resendRate * 100} % fresh-ID resends; ` +
       `${options.partitions} partitions; backlog ${options.backlog}; window ${options.durationMs / 1000} s after ${options.warmupMs / 1000} s warm-up; ` +
       `latency ${options.latencyMs / 1000} s; ${options.duplicates} duplicate re-deliveries`,

@@ -54,7 +54,10 @@ export async function deleteRun(
 /**
  * Deletes every closed run a visibility query lists (a few at once), as retention would;
  * running ones are left alone. Counts the deleted runs by workflow type into `counts` (kept
- * across a retried call) and returns it.
+ * across a retried call) and returns it once the server knows none of them any more: the
+ * Temporal server deletes asynchronously (the dev server all but at once), and a run still
+ * being deleted when its event is read again would reject the new start as a duplicate,
+ * then vanish, where retention leaves no run at all.
  */
 export async function deleteClosedRuns(
   client: Client,
@@ -81,6 +84,28 @@ export async function deleteClosedRuns(
         },
       );
   });
+  let left = closed;
+  await waitFor(
+    async () => {
+      const known: typeof closed = [];
+      await forEachLimited(left, concurrency, async (run) => {
+        const gone = await client.workflow
+          .getHandle(run.workflowId, run.runId)
+          .describe()
+          .then(
+            () => false,
+            (err: unknown) => {
+              if (err instanceof WorkflowNotFoundError) return true;
+              throw err;
+            },
+          );
+        if (!gone) known.push(run);
+      });
+      left = known;
+      return left.length === 0;
+    },
+    { timeoutMs: 5 * 60_000, intervalMs: 500, what: `${closed.length} deleted runs gone` },
+  );
   return counts;
 }
 

@@ -11,6 +11,7 @@ import type { InjectedFault } from './report';
 import { describeFault, faultDetail, type ScheduledFault } from './schedule';
 import { letTimePass, type TimePassesContext, type TimePassesReport } from './time-passes';
 import { adminHeaders } from '../sandbox/admin-auth';
+import { applyTopologyFault, withKafka } from './topology-faults';
 
 export interface InjectContext {
   fleet: Fleet;
@@ -72,7 +73,8 @@ function withBridge<T>(fn: () => Promise<T>): Promise<T> {
 const until = (epochMs: number) =>
   new Promise((r) => setTimeout(r, Math.max(0, epochMs - Date.now())));
 
-async function apply(ctx: InjectContext, f: ScheduledFault): Promise<void> {
+/** Runs one fault; a fault that observes something (a topology fault) resolves with it. */
+async function apply(ctx: InjectContext, f: ScheduledFault): Promise<string | void> {
   switch (f.kind) {
     case 'kill-worker':
       await ctx.fleet.kill(f.target);
@@ -122,7 +124,20 @@ async function apply(ctx: InjectContext, f: ScheduledFault): Promise<void> {
       await putFaults(ctx);
       return;
     case 'kafka-restart':
-      return restartKafka(ctx.stack);
+      return withKafka(() => restartKafka(ctx.stack));
+    case 'broker-kill':
+    case 'isr-shortfall': {
+      const memories = ctx.memories;
+      if (!memories) throw new FaultInjectionError(`${f.kind} needs the run's Kafka client`);
+      const { kafka, topic, groupId } = memories;
+      return applyTopologyFault(
+        { stack: ctx.stack, kafka, topic, groupId, log: ctx.log },
+        {
+          ...f,
+          kind: f.kind,
+        },
+      );
+    }
     case 'temporal-restart':
       return restartTemporal(ctx.stack);
     case 'postgres-restart':
@@ -142,15 +157,16 @@ export async function runSchedule(
       const startMs = Date.now() - ctx.startedAt;
       ctx.log(`inject ${describeFault(f)}`);
       let skipped = '';
+      let observed = '';
       try {
-        await apply(ctx, f);
+        observed = (await apply(ctx, f)) ?? '';
       } catch (err) {
         // An external service (KAFKA_BROKERS/DATABASE_URL) is not ours to restart: say so.
         if (!(err instanceof ServiceNotRestartableError)) throw err;
         skipped = ` (skipped: ${err.message})`;
       }
       const endMs = Date.now() - ctx.startedAt;
-      const detail = faultDetail(f) + skipped;
+      const detail = [faultDetail(f), observed].filter(Boolean).join('; ') + skipped;
       done.push({ kind: f.kind, target: f.target, startMs, endMs, detail });
       ctx.log(`done   ${f.kind} ${f.target} after ${((endMs - startMs) / 1000).toFixed(1)} s`);
     }),

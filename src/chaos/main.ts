@@ -27,6 +27,8 @@ import {
 } from './observe';
 import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
+import { buildTopologySchedule } from './topology-faults';
+import { readTopology } from '../stack/topology';
 import { CHAOS_STREAM_MIX, describeStreamLine, describeStreamRows } from './stream-mix';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -60,7 +62,11 @@ async function main(argv: string[]): Promise<number> {
     PROVIDERS_DB_SCHEMA: `${run}_sandbox`,
   });
   const reportDir = resolve(args.reportDir ?? join(ROOT, 'artifacts', `chaos-${id}`));
-  const schedule = buildSchedule(args.seed, args.durationMs);
+  // The topology the stack will start with (its settings, read the same way by startStack).
+  const schedule = [
+    ...buildSchedule(args.seed, args.durationMs),
+    ...buildTopologySchedule(args.seed, args.durationMs, readTopology()),
+  ].sort((a, b) => a.atMs - b.atMs);
   say(`chaos run ${run}: ${args.orders} orders, seed ${args.seed}, ${args.durationMs / 1000} s`);
   say('fault schedule:');
   for (const f of schedule) say(`  ${describeFault(f)}`);
@@ -71,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
   const pool = createPool(config.database, { schema: config.database.schema });
   const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'chaos');
-  const { providersUrl, metricsUrl, env } = await pickPipelineEndpoints(stack.state.env);
+  const { providersUrl, metricsUrl, env } = await pickPipelineEndpoints(stack.state.env, {
+    restarted: true,
+  });
   const members = {
     providers: { entry: 'src/sandbox/main.ts', readyUrl: `${providersUrl}/admin/faults` },
     bridge: { entry: 'src/kafka-bridge/main.ts', readyUrl: metricsUrl },

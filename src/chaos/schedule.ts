@@ -1,6 +1,9 @@
 import type { EndpointFaults, FaultEndpoint } from '../sandbox/faults';
 import { createPrng } from '../util/prng';
 
+/** Faults of the three-broker cluster only, run by src/chaos/topology-faults.ts. */
+export type TopologyFaultKind = 'broker-kill' | 'isr-shortfall';
+
 /** What a scheduled fault does; the runner maps each kind to one action. */
 export type FaultKind =
   | 'kill-worker'
@@ -15,7 +18,9 @@ export type FaultKind =
    * the ledger reaped, closed runs deleted from Temporal, the providers' keys of settled orders
    * expired; then the bridge reads the source topic again from the beginning.
    */
-  | 'time-passes';
+  | 'time-passes'
+  /** Faults of the three-broker cluster only (src/chaos/topology-faults.ts). */
+  | TopologyFaultKind;
 
 export interface ScheduledFault {
   /** Ms after the run's start. */

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
+import { connectWhileUnavailable } from './connect-kafka';
 import { classifyError } from './classify-error';
 import { OPERATOR_FAULTS } from './error-codes';
 import { adviseFault, type FaultContext } from './fault-advice';
@@ -177,8 +178,13 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       );
   });
 
-  await producer.connect();
-  await consumer.connect();
+  // Kafka down at start (a cluster restarting) is waited out like any outage, not fatal.
+  const connectOptions = {
+    warn: (fields: object, message: string) => log.warn(fields, message),
+    stopped: () => stopping,
+  };
+  await connectWhileUnavailable(() => producer.connect(), { ...connectOptions, what: 'producer' });
+  await connectWhileUnavailable(() => consumer.connect(), { ...connectOptions, what: 'consumer' });
   const topics = options.topics ?? topicsOf(options.routes, config.kafka.topics);
   for (const topic of topics) {
     await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });

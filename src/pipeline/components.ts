@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pickPort } from '../stack/ports';
+import { pickAnyPort, pickPort } from '../stack/ports';
 import { waitFor } from '../util/wait';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -81,13 +81,20 @@ export interface PipelineEndpoints {
 /**
  * Free ports for the sandbox providers (4010 when free) and the bridge's metrics (9464 when
  * free), and the stack's environment pointing at them.
+ *
+ * `restarted: true` (chaos, which kills and restarts these processes) takes ports the OS
+ * chooses instead of the well-known ones: while a killed process is down, another process on
+ * the machine that prefers 4010 or 9464 (another checkout's demo) may take its port, and the
+ * run's workers would then call a stranger's providers, or the restart fail. Default: false.
  */
 export async function pickPipelineEndpoints(
   stackEnv: NodeJS.ProcessEnv,
+  { restarted = false }: { restarted?: boolean } = {},
 ): Promise<PipelineEndpoints> {
   const taken = new Set<number>();
-  const providersUrl = `http://127.0.0.1:${await pickPort(4010, taken)}`;
-  const metricsUrl = `http://127.0.0.1:${await pickPort(9464, taken)}/metrics`;
+  const pick = (preferred: number) => (restarted ? pickAnyPort(taken) : pickPort(preferred, taken));
+  const providersUrl = `http://127.0.0.1:${await pick(4010)}`;
+  const metricsUrl = `http://127.0.0.1:${await pick(9464)}/metrics`;
   return {
     providersUrl,
     metricsUrl,

@@ -86,9 +86,13 @@ export interface OrderStream {
   };
 }
 
-/** A UUID-shaped ID derived from the seed and a counter, so a re-run produces the same IDs. */
-function seededId(seed: number, n: number): string {
-  const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
+/**
+ * The n-th event ID of a stream: from the seed and the stream's order-ID prefix, so two runs
+ * of one seed (chaos on the same stack, whose prefixes differ) never share an event ID, and
+ * an event of one cannot find the other's workflow as its own with another payload.
+ */
+function seededId(seed: number, prefix: string, n: number): string {
+  const h = createHash('sha256').update(`${prefix}:${seed}:${n}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -100,8 +104,8 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
   const seed = options.seed ?? 1;
   const random = createPrng(seed);
   let ids = 0;
-  const nextId = () => seededId(seed, ids++);
   const prefix = options.prefix ?? 'order';
+  const nextId = () => seededId(seed, prefix, ids++);
   const records: KafkaRecord[] = [];
   const counts = {
     orders: 0,

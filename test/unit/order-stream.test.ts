@@ -21,6 +21,25 @@ describe('order stream generator (npm run produce)', () => {
     );
   });
 
+  it('gives two runs of one seed (other prefixes) the same defects but no shared event ID', () => {
+    const ids = (prefix: string) => {
+      const stream = generateOrderStream({ orders: 300, seed: 19, prefix });
+      const found = stream.records.flatMap((r) => {
+        const id = r.headers?.['event-id'];
+        return id === undefined ? [] : [String(id)];
+      });
+      return { counts: stream.counts, ids: new Set(found) };
+    };
+    const a = ids('demo-a-order');
+    const b = ids('demo-b-order');
+    assert.deepEqual(a.counts, b.counts);
+    assert.ok(a.ids.size >= 300, `${a.ids.size} event IDs`);
+    assert.deepEqual(
+      [...a.ids].filter((id) => b.ids.has(id)),
+      [],
+    );
+  });
+
   it('emits contract-conforming events, with exactly the poison it counts', () => {
     const stream = generateOrderStream({
       orders: 200,

@@ -1,0 +1,45 @@
+/**
+ * `npm run test:production-topology`: what runs on the production topology, and with which
+ * settings. CI runs it after the main suite (.ci/run), so it is a named subset that fits
+ * beside it in CI's 90 minutes (docs/production.md, "What CI runs on it", says why these):
+ * the integration tests whose guarantee leans on what this topology changes, then the
+ * topology's own tests; `--with-chaos` adds a short chaos run with its faults, last, since it
+ * kills and restarts brokers and the Temporal server of the runner's stack.
+ */
+
+/** The stack settings of the production topology (src/stack/topology.ts). */
+export const PRODUCTION_TOPOLOGY = {
+  ONCEFLOW_TEMPORAL: 'server',
+  ONCEFLOW_KAFKA_BROKERS: '3',
+} as const;
+
+/** Test files, in the order they run, relative to the repository root. */
+export const PRODUCTION_TOPOLOGY_FILES = [
+  // The stack itself: migrations, topics with their DLQ, a workflow, search attributes, UI.
+  'test/integration/stack-smoke.test.ts',
+  // Identity on a sharded server: conflicts only Temporal knows, duplicates, the reaper.
+  'test/integration/bridge/dedup.test.ts',
+  // Temporal or Postgres unreachable, SIGKILL mid-batch, two bridges rebalancing (the group
+  // coordinator on one of three brokers).
+  'test/integration/bridge/resilience.test.ts',
+  // Dead letters written with acks=all under min.insync.replicas 2 before the commit.
+  'test/integration/bridge/dlq-durability.test.ts',
+  // Kafka's own Java producer, transactions on a replicated transaction log.
+  'test/integration/bridge/transactional-producer.test.ts',
+  // The order workflow, its activities and a worker crash on the server's persistence.
+  'test/integration/orders/order-fulfillment.test.ts',
+  'test/integration/orders/order-crash.test.ts',
+  // Reconcile's verdict reads SQL visibility (list queries on search attributes).
+  'test/integration/reconcile/reconcile.test.ts',
+  // The topology's own tests: each option in a stack of its own.
+  'test/topology/kafka-cluster.topology-test.ts',
+  'test/topology/temporal-server.topology-test.ts',
+];
+
+/**
+ * The short chaos run with the broker kill, the ISR shortfall and the server restart
+ * (`--with-chaos`, last: it restarts the runner's services). Not in CI's subset yet: a
+ * 2000-order run of seed 19 on this topology lost workflows that time-passes had deleted,
+ * for a cause not yet found (docs/production.md), so a 60-order run could fail by chance.
+ */
+export const PRODUCTION_TOPOLOGY_CHAOS = 'test/topology/chaos.topology-test.ts';
