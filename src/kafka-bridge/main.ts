@@ -10,6 +10,7 @@ import { checkCodecs, CodecSelfTestError } from '../kafka/codecs';
 import { createKafka } from '../kafka/kafka-client';
 import { createBridgeMetrics, serveMetrics } from './metrics';
 import { buildRouteTable } from '../events/routes';
+import { startTracing, stopTracing } from '../tracing/sdk';
 
 /**
  * `npm run bridge`. SIGTERM/SIGINT: stop fetching, finish in-flight starts, commit,
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     process.exit(70);
   }
   log.info({ config: redactConfig(config) }, 'starting bridge');
+  // Before the client: its interceptors follow whether tracing is on.
+  startTracing('onceflow-bridge', config.tracing);
 
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
   const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     server.close();
     await pool.end();
     await connection.close();
+    await stopTracing();
   }
 }
 

@@ -5,6 +5,7 @@ import { connectClient, connectWorker } from '../temporal/connection';
 import { createPool } from '../db/pool';
 import { createWorker } from './create-worker';
 import { installWorkerMetrics, startParkedGauge } from './worker-metrics';
+import { startTracing, stopTracing } from '../tracing/sdk';
 
 /**
  * `npm run worker`. The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown: polling
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger('worker', config.logLevel);
   log.info({ config: redactConfig(config) }, 'starting worker');
+  startTracing('onceflow-worker', config.tracing);
   // Before the first connection: the runtime (and its Prometheus exporter) is created once.
   const metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
   const connection = await connectWorker(config.temporal);
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
     await client?.connection.close();
     await pool.end();
     await connection.close();
+    await stopTracing();
   }
 }
 
