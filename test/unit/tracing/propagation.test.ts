@@ -222,7 +222,7 @@ describe('the DLQ record keeps the producer trace context', () => {
       topic: 'orders',
       partition: 0,
       offset: '3',
-      reason: 'invalid-json',
+      reason: 'unparseable',
       error: 'x',
       failedAt: new Date(0),
     });
