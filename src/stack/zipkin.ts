@@ -71,15 +71,16 @@ export function startZipkin(
     logFile: join(paths.logs, `${logName}.log`),
     env: {
       ...process.env,
-      QUERY_PORT: String(port),
+      // Loopback only: Armeria's port list, given whole (a partial entry loses the port).
+      ARMERIA_PORTS_0_PORT: String(port),
       ARMERIA_PORTS_0_IP: '127.0.0.1',
+      ARMERIA_PORTS_0_PROTOCOLS_0: 'http',
       STORAGE_TYPE: 'mem',
       MEM_MAX_SPANS: '200000',
       // Only the HTTP intake and the UI: no Kafka/RabbitMQ/Scribe collectors, no self-tracing.
       COLLECTOR_KAFKA_ENABLED: 'false',
       COLLECTOR_RABBITMQ_ENABLED: 'false',
       SELF_TRACING_ENABLED: 'false',
-      JAVA_OPTS: '',
     },
   });
 }

@@ -1,11 +1,23 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+import { WORKFLOW_TRACING_MODULE } from '../../src/tracing/worker';
 
-/** src/workflows bundled once per test run (bundling takes seconds; every worker reuses it). */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+
+/**
+ * src/workflows bundled once per test run (bundling takes seconds; every worker reuses it);
+ * `tracing`: with the OpenTelemetry workflow interceptors, as the worker bundles them when
+ * ONCEFLOW_TRACING=on.
+ */
+export function workflowBundle(
+  options: { tracing?: boolean } = {},
+): Promise<WorkflowBundleWithSourceMap> {
+  const tracing = options.tracing ?? false;
+  const built = bundles.get(tracing);
+  if (built) return built;
+  const bundle = bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
+    workflowInterceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [],
     logger: {
       log: () => undefined,
       trace: () => undefined,
@@ -15,5 +27,6 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
       error: () => undefined,
     },
   });
+  bundles.set(tracing, bundle);
   return bundle;
 }
