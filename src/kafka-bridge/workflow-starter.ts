@@ -63,6 +63,15 @@ export function detailsOf(
   );
 }
 
+/** The trace detailsOf wrote into a workflow's details (ID and link), or undefined. */
+export function traceOfDetails(
+  details: string | undefined,
+): { traceId: string; link?: string } | undefined {
+  const m = /\*\*trace\*\* (?:\[([0-9a-f]{32})\]\(([^)\s]+)\)|([0-9a-f]{32}))/.exec(details ?? '');
+  if (!m) return undefined;
+  return m[3] ? { traceId: m[3] } : { traceId: m[1]!, link: m[2] };
+}
+
 /**
  * gRPC INVALID_ARGUMENT: the request itself is wrong, retrying cannot help; unless
  * classifyError knows it for the namespace's fault (a search attribute the bridge sets is not

@@ -6,7 +6,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import type { KafkaMessage } from 'kafkajs';
 import { postJson } from '../../../src/activities/http-post';
 import { buildDlqMessage } from '../../../src/events/dlq-message';
-import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
+import { detailsOf, traceOfDetails } from '../../../src/kafka-bridge/workflow-starter';
 import type { StartCommand } from '../../../src/events/translate';
 import { activeTracing, traceLogFields, tracer } from '../../../src/tracing/active';
 import { tracedRequest, withServerSpan } from '../../../src/tracing/http';
@@ -208,6 +208,12 @@ describe('tracing on: one trace from the Kafka record to the provider', () => {
     const details = detailsOf(cmd, source, { traceId: PRODUCER_TRACE, link });
     assert.match(details, new RegExp(`\\*\\*trace\\*\\* \\[${PRODUCER_TRACE}\\]\\(${link}\\)`));
     assert.doesNotMatch(detailsOf(cmd, source), /trace/);
+    // The demo reads the link back from the details.
+    assert.deepEqual(traceOfDetails(details), { traceId: PRODUCER_TRACE, link });
+    assert.deepEqual(traceOfDetails(detailsOf(cmd, source, { traceId: PRODUCER_TRACE })), {
+      traceId: PRODUCER_TRACE,
+    });
+    assert.equal(traceOfDetails(detailsOf(cmd, source)), undefined);
   });
 });
 
