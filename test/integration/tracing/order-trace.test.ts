@@ -226,6 +226,8 @@ describe('Tracing: one order, one trace, in Zipkin (real bridge, worker, provide
       await page.screenshot({ path: resolve(ARTIFACTS, 'order-trace.png'), fullPage: true });
       writeFileSync(resolve(ARTIFACTS, 'order-trace.txt'), text);
       assert.ok(text.includes(producer.traceId), 'the page is the producer’s trace');
+      // The root span, selected on opening, names the producer's span as its parent.
+      assert.match(text, new RegExp(`parent id\\s+${producer.spanId}`));
       assert.ok(text.includes('onceflow'), 'the service name');
     } finally {
       await page.close();
