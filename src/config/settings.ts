@@ -365,7 +365,7 @@ export const SETTINGS = {
   OTEL_EXPORTER_ZIPKIN_ENDPOINT: {
     parse: httpUrl,
     doc: "Zipkin's span intake (`.../api/v2/spans`) for OTEL_TRACES_EXPORTER=zipkin.",
-    shownDefault: "`http://localhost:9411/api/v2/spans` (local stack: its Zipkin's)",
+    shownDefault: '`http://localhost:9411/api/v2/spans`',
   },
   ONCEFLOW_TRACE_URL: {
     parse: nonEmpty.refine(
@@ -374,8 +374,7 @@ export const SETTINGS = {
     ),
     doc:
       "A trace's page in the trace viewer, `{traceId}` replaced by the ID: shown in the Web " +
-      "UI's workflow details and by the demo. Unset: no link.",
-    shownDefault: "– (local stack: its Zipkin's)",
+      "UI's workflow details and by the demo. Unset: no link (the local stack sets its Zipkin's).",
   },
   CODEC_SERVER_CORS_ORIGIN: {
     parse: httpUrl,
