@@ -23,11 +23,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
-    files: ['src/workflows/**/*.ts'],
+    files: ['src/workflows/**/*.ts', 'src/domains/*/workflows/**/*.ts', 'src/workflow.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

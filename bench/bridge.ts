@@ -21,7 +21,7 @@ import { createLedgerStore } from '../src/db/ledger-store';
 import { createKafka } from '../src/kafka/kafka-client';
 import { ensureTopics } from '../src/kafka/topics';
 import { startBridge } from '../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../src/events/routes';
+import { DEFAULT_ROUTES } from '../src/domains';
 import { generateOrderStream } from '../src/tools/order-stream';
 import { runLimited } from '../src/util/run-limited';
 import { waitFor } from '../src/util/wait';

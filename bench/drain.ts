@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
-import { setStock } from '../src/inventory/stock-store';
+import { setStock } from '../src/domains/orders/inventory/stock-store';
 import { ensureTopics } from '../src/kafka/topics';
 import { connectWorker } from '../src/temporal/connection';
 import { pickPort } from '../src/stack/ports';

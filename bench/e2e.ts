@@ -14,10 +14,10 @@ import type { Client } from '@temporalio/client';
 import type { Producer } from 'kafkajs';
 import { createPool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';
-import { setStock } from '../src/inventory/stock-store';
+import { setStock } from '../src/domains/orders/inventory/stock-store';
 import { ensureTopics } from '../src/kafka/topics';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../src/temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../src/workflows/workflow-types';
+import { WORKFLOW_TYPE } from '../src/domains/orders/workflows/workflow-types';
 import { pickPort } from '../src/stack/ports';
 import { waitFor } from '../src/util/wait';
 import {
@@ -91,7 +91,7 @@ function completedOrdersQuery(prefix: string): string {
   return visibility.allOf(
     visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
     visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Completed'),
-    visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+    visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
   );
 }
 
@@ -100,7 +100,7 @@ async function closeTimes(client: Client, prefix: string): Promise<Map<string, n
   const out = new Map<string, number>();
   const query = completedOrdersQuery(prefix);
   for await (const info of client.workflow.list({ query })) {
-    const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId);
+    const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
     if (!orderId) continue;
     if (info.closeTime) out.set(orderId, info.closeTime.getTime());
   }

@@ -21,7 +21,7 @@ import { loadConfig } from '../../src/config';
 import { createPool } from '../../src/db/pool';
 import { buildProduction } from '../../src/pipeline/production';
 import { migrate } from '../../src/db/migrate';
-import { setStock } from '../../src/inventory/stock-store';
+import { setStock } from '../../src/domains/orders/inventory/stock-store';
 import { createKafka } from '../../src/kafka/kafka-client';
 import { ensureTopics } from '../../src/kafka/topics';
 import { startPreparedStack } from '../../src/setup/dev-stack';

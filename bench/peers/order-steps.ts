@@ -6,15 +6,15 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { createEmailActivities } from '../../src/activities/email';
-import { createPaymentActivities } from '../../src/activities/payments';
-import type { OrderPlacedData } from '../../src/events/order-events';
+import { createEmailActivities } from '../../src/domains/orders/activities/email';
+import { createPaymentActivities } from '../../src/domains/orders/activities/payments';
+import type { OrderPlacedData } from '../../src/domains/orders/order-events';
 import {
   reserveStock,
   type ReserveInput,
   type ReserveResult,
-} from '../../src/inventory/inventory-service';
-import { stepKey } from '../../src/workflows/order-definitions';
+} from '../../src/domains/orders/inventory/inventory-service';
+import { stepKey } from '../../src/domains/orders/workflows/order-definitions';
 
 export interface OrderSteps {
   /** Claims the order for `owner` (default `<system>:<orderId>`) and reserves its lines. */

@@ -1,11 +1,13 @@
-// The agreement between the activities (which throw these ApplicationFailure types) and the
-// order workflows (which name them in nonRetryableErrorTypes or branch on them). Pure (no
-// imports): workflow code imports it.
+// The agreement between the engine's activities (which throw these ApplicationFailure types)
+// and the step runner (which names them in nonRetryableErrorTypes). Pure (no imports):
+// workflow code imports it. A domain's business failures (out of stock, a declined card) are
+// the domain's own, named in its step table.
 
-/** Failure types the workflows name in nonRetryableErrorTypes or branch on. */
+/** Failures that retrying cannot fix: a client bug (422 key reuse) or a rejected request (4xx). */
 export const FAILURE_TYPES = {
-  paymentDeclined: 'PaymentDeclined',
-  outOfStock: 'OutOfStock',
   idempotencyKeyReused: 'IdempotencyKeyReused',
   providerRequestRejected: 'ProviderRequestRejected',
 } as const;
+
+/** Every engine failure type a retry cannot fix: the foreign class never retries them. */
+export const BUG_FAILURES: readonly string[] = Object.values(FAILURE_TYPES);

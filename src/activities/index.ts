@@ -1,35 +1,32 @@
 import type pg from 'pg';
-import { DEFAULTS } from '../config';
-import { createEmailActivities } from './email';
-import { createInventoryActivities } from './inventory';
-import { createOrderLookupActivities } from './order-lookup';
-import { createPaymentActivities } from './payments';
+import type { Config } from '../config';
+import { createClaimActivities } from './claims';
 import type { ProviderClientOptions } from './provider-http';
 import { createSystemActivities } from './system';
 
 /** What activities need from the outside world; injected so tests can pass their own. */
 export interface ActivityDeps {
-  /** The service's own Postgres (inventory, ledger); its search_path picks the schema. */
+  /** The service's own Postgres; its search_path picks the schema (DATABASE_SCHEMA). */
   pool: pg.Pool;
   /**
-   * The payment and mail providers. Default: PROVIDERS_URL's default (http://127.0.0.1:4010),
-   * 5 s per request; createWorker passes the configured URL.
+   * Foreign providers over HTTP (postToProvider): base URL, per-request timeout, the transient
+   * window handed to the workflow. Default: PROVIDERS_URL's default (http://127.0.0.1:4010),
+   * 5 s per request; createWorker passes the configured ones.
    */
   providers?: ProviderClientOptions;
+  /** The worker's settings, for a domain's activities that read their own. Set by createWorker. */
+  config?: Config;
 }
 
 /**
- * All activities, built from their dependencies. One file per external system; workflows
- * derive their proxy types from `ReturnType<typeof createActivities>`.
+ * The engine's own activities: the claim step and settlement of domains that do not claim in
+ * their own transaction, and the smoke check. A domain's activities come from its
+ * `activities(deps)` (defineDomain); workflows derive their proxy types with `typeof`.
  */
 export function createActivities(deps: ActivityDeps) {
-  const providers = deps.providers ?? { url: DEFAULTS.PROVIDERS_URL };
   return {
     ...createSystemActivities(deps),
-    ...createInventoryActivities(deps),
-    ...createOrderLookupActivities(deps),
-    ...createPaymentActivities(providers),
-    ...createEmailActivities(providers),
+    ...createClaimActivities(deps),
   };
 }
 

@@ -4,7 +4,7 @@ import { createPool } from '../db/pool';
 import { buildScenario, seedStock } from '../pipeline/scenario';
 import { createProgress } from '../util/progress';
 import { createKafka } from '../kafka/kafka-client';
-import { buildRouteTable } from '../events/routes';
+import { buildRouteTable } from '../domains';
 import { DISCREPANCY_CLASSES } from '../reconcile/facts';
 import { describeRead } from '../reconcile/format';
 import { runReconcile } from '../reconcile/reconcile';
@@ -17,7 +17,7 @@ import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
 import type { TimePassesReport } from './time-passes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import {
   countSecondRuns,
   countTransientWaits,

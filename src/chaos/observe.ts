@@ -9,10 +9,10 @@ import {
   WAITED_MEMO,
   type Attention,
   type WaitedMemo,
-} from '../workflows/order-definitions';
+} from '../domains/orders/workflows/order-definitions';
 import type { Sample } from './report';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 
 /** Samples visibility counts of the run every second until stopped (a timer, not a wait). */
 export function startSampler(client: Client, prefix: string, startedAt: number) {
@@ -98,9 +98,9 @@ export async function waitForQuiescence(
       onProgress(total - running, running, retried);
       if (total >= expected && running === 0) return true;
       const query = visibility.allOf(
-        visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+        visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
         visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
-        visibility.equals(SEARCH_ATTRIBUTE.orderStep, 'needs_attention'),
+        visibility.equals(SEARCH_ATTRIBUTE.step, 'needs_attention'),
       );
       for await (const info of client.workflow.list({ query })) {
         if (Date.now() - (lastRetry.get(info.workflowId) ?? 0) < retryEveryMs) continue;
@@ -128,7 +128,7 @@ export async function countTransientWaits(
   prefix: string,
 ): Promise<{ orders: number; maxMs: number; totalMs: number }> {
   const waits = { orders: 0, maxMs: 0, totalMs: 0 };
-  const query = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix);
+  const query = visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix);
   for await (const info of client.workflow.list({ query })) {
     const waited = info.memo?.[WAITED_MEMO] as WaitedMemo | undefined;
     if (!waited || waited.totalMs <= 0) continue;
@@ -151,8 +151,8 @@ export async function countSecondRuns(
   const ofStep = (step: string) =>
     visibility.allOf(
       visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
-      visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
-      visibility.equals(SEARCH_ATTRIBUTE.orderStep, step),
+      visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
+      visibility.equals(SEARCH_ATTRIBUTE.step, step),
     );
   const [duplicate, orderConflict] = await Promise.all([
     client.workflow.count(ofStep('duplicate')),

@@ -2,10 +2,10 @@ import type { Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
-import { listOrderClaims } from '../db/order-claim-store';
+import { listOrderClaims } from '../domains/orders/order-claim-store';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { waitFor } from '../util/wait';
-import { stepKeys } from '../workflows/order-definitions';
+import { stepKeys } from '../domains/orders/workflows/order-definitions';
 import { deleteClosedRuns, expireProviderKeys, resetGroupToEarliest } from './forget';
 import type { Fleet } from './fleet';
 
@@ -81,7 +81,7 @@ export async function letTimePass(ctx: TimePassesContext): Promise<TimePassesRep
     await retried('closed runs deleted', () =>
       deleteClosedRuns(
         ctx.client,
-        visibility.startsWith(SEARCH_ATTRIBUTE.orderId, ctx.prefix),
+        visibility.startsWith(SEARCH_ATTRIBUTE.entityId, ctx.prefix),
         deletedRuns,
       ),
     );

@@ -66,7 +66,7 @@ export function parseEnv(
   };
 }
 
-/** The default as the README's configuration table shows it. */
+/** The default as the configuration table (docs/configuration.md) shows it. */
 export function shownDefaultOf(name: SettingName): string {
   const spec: SettingSpec = SETTINGS[name];
   if (spec.shownDefault !== undefined) return spec.shownDefault;

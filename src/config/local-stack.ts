@@ -12,7 +12,7 @@ import {
 /**
  * The running local stack as a source of settings, as the `temporal` CLI finds localhost:
  * after `npm run stack` or the demo, every command works in a new shell with nothing
- * exported. The rule (README, "Configuration"):
+ * exported. The rule (docs/configuration.md, "Where each value comes from"):
  *
  * 1. A variable set in the environment wins, each one.
  * 2. Otherwise the running local stack's value (its addresses, dev key ring, providers' admin
@@ -111,6 +111,6 @@ export function whatToRun(reason: string): string {
     `No settings and no running local stack (${reason}). Either`,
     '  start the local stack:  npm run stack   (or bash scripts/demo.sh, which also runs the demo)',
     '  or name the services:   TEMPORAL_ADDRESS, KAFKA_BROKERS, DATABASE_URL and ONCEFLOW_ENCRYPTION_KEYS',
-    '                          (README, "Configuration")',
+    '                          (docs/configuration.md)',
   ].join('\n');
 }

@@ -9,10 +9,10 @@ export interface SettingSpec {
    * Absent: the setting is optional (undefined when unset).
    */
   readonly default?: string;
-  /** What the setting does; the README's configuration table says the same in short. */
+  /** What the setting does; docs/configuration.md's table says the same in short. */
   readonly doc: string;
   /**
-   * How the README's table shows the default when it is not a literal value (derived from
+   * How docs/configuration.md's table shows the default when it is not a literal value (derived from
    * other settings, or the local stack's). Default: the default in backquotes, or `–`.
    */
   readonly shownDefault?: string;

@@ -22,7 +22,7 @@ import {
 /**
  * THE settings of onceflow: every environment variable, its parser, default and meaning, once.
  * DEFAULTS, the validation, the Env type (and through the mapping in load.ts, Config) and the
- * README check all follow from this table. Empty strings count as unset.
+ * docs/configuration.md check all follow from this table. Empty strings count as unset.
  */
 export const SETTINGS = {
   TEMPORAL_ADDRESS: {
@@ -306,8 +306,8 @@ export const SETTINGS = {
     doc:
       '`token`: every request needs `Authorization: Bearer $CODEC_SERVER_TOKEN`. `none`: no ' +
       'authentication, refused unless CODEC_SERVER_HOST is a loopback address (the local ' +
-      "stack's dev UI, or an authenticating proxy on the same host in front of it: README, " +
-      '"Privacy and the perimeter").',
+      "stack's dev UI, or an authenticating proxy on the same host in front of it: docs/security.md, " +
+      '"The codec server and the Web UI").',
   },
   CODEC_SERVER_TOKEN: { parse: nonEmpty, doc: 'Bearer token of the codec server.', secret: true },
   CUSTOMER_ID_SEARCH_ATTRIBUTE: {

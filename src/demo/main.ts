@@ -1,3 +1,4 @@
+import { traceOfDetails } from '../kafka-bridge/workflow-starter';
 import { redactUrl } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../setup/dev-stack';
@@ -6,7 +7,7 @@ import { connectClient } from '../temporal/connection';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { workflowListUrl } from '../temporal/ui-links';
 import { createPool } from '../db/pool';
-import { readStock } from '../inventory/stock-store';
+import { readStock } from '../domains/orders/inventory/stock-store';
 import { createKafka } from '../kafka/kafka-client';
 import {
   pickPipelineEndpoints,
@@ -17,7 +18,7 @@ import {
 } from '../pipeline/components';
 import { buildScenario, seedStock } from '../pipeline/scenario';
 import { checkInvariants, type OrderFacts } from '../pipeline/invariants';
-import { listOrderClaims } from '../db/order-claim-store';
+import { listOrderClaims } from '../domains/orders/order-claim-store';
 import {
   countRunWorkflows,
   readDlqByReason,
@@ -28,7 +29,6 @@ import {
 import { createProgress } from '../util/progress';
 import { parseArgsOrUsage, parsePositiveInt, UsageError } from '../util/usage-error';
 import { dlqTopicOf } from '../events/dlq-topic';
-import { traceOfDetails } from '../kafka-bridge/workflow-starter';
 
 const DEMO_USAGE = 'usage: npm run demo -- [--orders 300] [--seed 1] [--stop]\n';
 
@@ -134,7 +134,7 @@ async function main(): Promise<number> {
     const fmt = (m: Map<string, number>) =>
       [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
-    const query = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, scenario.prefix);
+    const query = visibility.startsWith(SEARCH_ATTRIBUTE.entityId, scenario.prefix);
     const trace = config.tracing.on ? await oneOrderTrace(client, query) : undefined;
     process.stdout.write(
       [
@@ -176,10 +176,7 @@ async function oneOrderTrace(
   client: Awaited<ReturnType<typeof connectClient>>,
   runQuery: string,
 ): Promise<{ traceId: string; link?: string } | undefined> {
-  const query = visibility.allOf(
-    runQuery,
-    visibility.equals(SEARCH_ATTRIBUTE.orderStep, 'completed'),
-  );
+  const query = visibility.allOf(runQuery, visibility.equals(SEARCH_ATTRIBUTE.step, 'completed'));
   for await (const info of client.workflow.list({ query, pageSize: 1 })) {
     const handle = client.workflow.getHandle(info.workflowId, info.runId);
     return traceOfDetails(await (await handle.describe()).staticDetails());

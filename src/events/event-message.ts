@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import { HEADER } from './envelope';
-import type { OrderPlacedData, OrderCancelledData } from './order-events';
+import type { OrderPlacedData, OrderCancelledData } from '../domains/orders/order-events';
 
 /** One event as a producer sends it (docs/architecture.md, "Event contract"). */
 export interface EventSpec<TData = unknown> {

@@ -12,6 +12,19 @@ export type IdentityStrategy = 'aggregate-version' | 'event-id';
 
 export const IDENTITY_STRATEGIES: readonly IdentityStrategy[] = ['aggregate-version', 'event-id'];
 
+/**
+ * A route's own identity rule: a function of the envelope and the validated data (e.g. an
+ * invoice number that one business change carries whatever event ID the producer minted).
+ * Its value becomes `c:<value>`; it must be a non-empty string, the same for every copy of
+ * one change, and never broker coordinates.
+ */
+export type IdentityFunction<TData = never> = (event: IdentityInput, data: TData) => string;
+
+/** The identity a route's function gave: `c:<value>`, so it never collides with `v:` or `e:`. */
+export function customIdentity(value: string): string {
+  return `c:${value}`;
+}
+
 export interface IdentityInput {
   eventId: string;
   aggregateId: string;

@@ -1,21 +1,22 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error';
-import { EVENT_TYPES, orderCancelledDataSchema, orderPlacedDataSchema } from './order-events';
-import { summarizeOrderCancelled, summarizeOrderPlaced } from './order-summary';
+import type { DataSchema } from './data-schema';
 import type { Envelope } from './envelope';
-import { IDENTITY_STRATEGIES, type IdentityStrategy } from './identity';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import { IDENTITY_STRATEGIES, type IdentityFunction, type IdentityStrategy } from './identity';
 
 /** Where one event type goes: the workflow it starts and how its identity is derived. */
 export interface Route {
   eventType: string;
   /** Temporal workflow type (the exported workflow function's name). */
   workflowType: string;
-  identity: IdentityStrategy;
+  /** A named strategy, or the route's own function of the envelope and the data. */
+  identity: IdentityStrategy | IdentityFunction;
   /** Validates and normalises `data`; its output is the workflow input and is fingerprinted. */
-  dataSchema: z.ZodType<unknown>;
+  dataSchema: DataSchema<unknown>;
   /** First part of the workflow ID, `<prefix>:<identity>`. */
   workflowIdPrefix: string;
+  /** Source topics this event type is read from. Default: every topic the bridge reads. */
+  topics?: readonly string[];
   /** The Web UI's one-line static summary of validated data. Default: type, aggregate, version. */
   summarize?: (data: never) => string;
   /**
@@ -24,51 +25,49 @@ export interface Route {
    * when the event is fine. Default: no rule.
    */
   checkEvent?: (envelope: Envelope, data: never) => string | undefined;
-}
-
-/**
- * The built-in order events are about one order, and that order is their aggregate: an event
- * whose `data.orderId` names another order would act on it under a foreign identity (two
- * aggregates charging one order), so it is refused at the door.
- */
-export function checkOrderIsAggregate(
-  envelope: Pick<Envelope, 'aggregateId'>,
-  data: { orderId: string },
-): string | undefined {
-  if (data.orderId === envelope.aggregateId) return undefined;
-  return `data.orderId ${JSON.stringify(data.orderId)} must equal the aggregate ID ${JSON.stringify(envelope.aggregateId)}`;
+  /** The `EntityId` search attribute's value. Default: the aggregate ID. */
+  entityId?: (data: never) => string | undefined;
+  /** The `CustomerId` search attribute's value (hashed when configured). Default: none. */
+  customerId?: (data: never) => string | undefined;
 }
 
 /** Event type → route. Read-only: a table is built once at start and shared. */
 export type RouteTable = ReadonlyMap<string, Route>;
 
-/** The built-in routes (docs/architecture.md, "Workflows and activities"). */
-export const DEFAULT_ROUTES: RouteTable = new Map<string, Route>([
-  [
-    EVENT_TYPES.orderPlaced,
-    {
-      eventType: EVENT_TYPES.orderPlaced,
-      workflowType: WORKFLOW_TYPE.orderFulfillment,
-      identity: 'aggregate-version',
-      dataSchema: orderPlacedDataSchema,
-      workflowIdPrefix: EVENT_TYPES.orderPlaced,
-      summarize: summarizeOrderPlaced,
-      checkEvent: checkOrderIsAggregate,
-    },
-  ],
-  [
-    EVENT_TYPES.orderCancelled,
-    {
-      eventType: EVENT_TYPES.orderCancelled,
-      workflowType: WORKFLOW_TYPE.orderCancellation,
-      identity: 'aggregate-version',
-      dataSchema: orderCancelledDataSchema,
-      workflowIdPrefix: EVENT_TYPES.orderCancelled,
-      summarize: summarizeOrderCancelled,
-      checkEvent: checkOrderIsAggregate,
-    },
-  ],
-]);
+/**
+ * The route table of a list of routes (every registered domain's). Two routes for one event
+ * type are a programming error: which one wins would depend on registration order.
+ */
+export function routeTableOf(routes: readonly Route[]): RouteTable {
+  const table = new Map<string, Route>();
+  for (const route of routes) {
+    if (table.has(route.eventType)) {
+      throw new Error(`event type ${route.eventType} is routed twice (two domains claim it)`);
+    }
+    table.set(route.eventType, route);
+  }
+  return table;
+}
+
+/**
+ * The table for messages of one topic: the routes that name the topic or name none. Returns
+ * the same table when no route names topics (the common case), so nothing is copied per batch.
+ */
+export function routesOfTopic(table: RouteTable, topic: string): RouteTable {
+  if (![...table.values()].some((r) => r.topics)) return table;
+  return new Map([...table].filter(([, r]) => !r.topics || r.topics.includes(topic)));
+}
+
+/**
+ * What a bridge subscribes to: the topics routes name, and the configured ones (KAFKA_TOPICS)
+ * when some route names none (those are read from the configured topics).
+ */
+export function topicsOf(table: RouteTable, configured: readonly string[]): string[] {
+  const routes = [...table.values()];
+  const topics = new Set(routes.some((r) => !r.topics) || routes.length === 0 ? configured : []);
+  for (const route of routes) for (const t of route.topics ?? []) topics.add(t);
+  return [...topics];
+}
 
 /** The setting that carries extra routes (read by the config module). */
 export const EXTRA_ROUTES_SETTING = 'BRIDGE_EXTRA_ROUTES';
@@ -78,6 +77,9 @@ export const anyJsonObjectSchema: z.ZodType<Record<string, unknown>> = z.record(
   z.string(),
   z.json(),
 );
+
+/** A route from configuration: any JSON object as data. */
+export type ExtraRoute = Route & { dataSchema: z.ZodType<Record<string, unknown>> };
 
 const NAME_MESSAGE = 'must start with a letter and use letters, digits, . _ - (at most 100)';
 const NAME = /^[A-Za-z][A-Za-z0-9._-]{0,99}$/;
@@ -125,7 +127,10 @@ function pathOf(path: ReadonlyArray<PropertyKey>): string {
  * "identity":"event-id"}}`. Extra routes accept any JSON object as data. Throws ConfigError
  * naming every problem, so the bridge stops at start instead of mis-routing later.
  */
-export function parseExtraRoutes(input: unknown, setting: string = EXTRA_ROUTES_SETTING): Route[] {
+export function parseExtraRoutes(
+  input: unknown,
+  setting: string = EXTRA_ROUTES_SETTING,
+): ExtraRoute[] {
   let value = input;
   if (typeof input === 'string') {
     if (input.trim() === '') return [];
@@ -180,8 +185,8 @@ export function mergeRoutes(
   return merged;
 }
 
-/** The route table for a BRIDGE_EXTRA_ROUTES value (undefined or blank = only the defaults). */
-export function buildRouteTable(extraRoutes?: unknown): RouteTable {
-  if (extraRoutes === undefined) return DEFAULT_ROUTES;
-  return mergeRoutes(DEFAULT_ROUTES, parseExtraRoutes(extraRoutes));
+/** `base` plus the routes of a BRIDGE_EXTRA_ROUTES value (undefined or blank: `base` itself). */
+export function withExtraRoutes(base: RouteTable, extraRoutes?: unknown): RouteTable {
+  if (extraRoutes === undefined) return base;
+  return mergeRoutes(base, parseExtraRoutes(extraRoutes));
 }

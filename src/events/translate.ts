@@ -1,11 +1,11 @@
-import type { z } from 'zod';
 import {
   parseEnvelope,
   type ParseEnvelopeOptions,
   type PoisonReason,
   type RawMessage,
 } from './envelope';
-import { deriveIdentity, deriveWorkflowId, fingerprint } from './identity';
+import { validateData } from './data-schema';
+import { customIdentity, deriveIdentity, deriveWorkflowId, fingerprint } from './identity';
 import type { RouteTable } from './routes';
 import {
   boundKeyword,
@@ -22,15 +22,15 @@ export type TranslateOptions = ParseEnvelopeOptions & {
 
 /**
  * Values for the Keyword search attributes the Web UI queries on (docs/architecture.md,
- * "Workflows and activities"). `OrderId`/`CustomerId` are set when `data` carries
- * `orderId`/`customerId` strings. `OrderStep` belongs to the workflow, not the bridge. Each
- * value fits Temporal's Keyword limits (temporal-limits.ts, boundKeyword): a longer one is
- * a readable head, `~` and a hash.
+ * "Workflows and activities"). `EntityId` is the route's entity (default: the aggregate ID),
+ * `CustomerId` the route's customer, when it names one. `Step` belongs to the workflow, not
+ * the bridge. Each value fits Temporal's Keyword limits (temporal-limits.ts, boundKeyword):
+ * a longer one is a readable head, `~` and a hash.
  */
 export interface StartSearchAttributes {
   EventId: string;
   EventType: string;
-  OrderId?: string;
+  EntityId?: string;
   CustomerId?: string;
 }
 
@@ -72,42 +72,9 @@ export interface PoisonCommand {
 
 export type Translation = StartCommand | PoisonCommand;
 
-function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = 'data';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return out;
-}
-
-function valueAt(data: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let v = data;
-  for (const p of path) {
-    if (typeof v !== 'object' || v === null) return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
-}
-
-/**
- * One line per problem, `data.items[0].quantity: must be positive`, so an operator reading
- * `dlq-error` sees every field to fix at once. zod's "expected string, received undefined"
- * becomes "is required".
- */
-export function formatValidationError(error: z.ZodError, data: unknown): string {
-  return error.issues
-    .map((issue) => {
-      const missing =
-        issue.code === 'invalid_type' &&
-        issue.path.length > 0 &&
-        valueAt(data, issue.path) === undefined;
-      return `${formatPath(issue.path)}: ${missing ? 'is required' : issue.message}`;
-    })
-    .join('; ');
-}
-
-function stringField(data: unknown, field: string): string | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const v = (data as Record<string, unknown>)[field];
-  return typeof v === 'string' && v !== '' ? v : undefined;
+/** A route's attribute value, when it is a non-empty string. */
+function attributeValue(value: string | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /**
@@ -148,15 +115,15 @@ function doTranslate(
     };
   }
 
-  const validated = route.dataSchema.safeParse(envelope.data);
-  if (!validated.success) {
+  const validated = validateData(route.dataSchema, envelope.data);
+  if (!validated.ok) {
     return {
       kind: 'poison',
       reason: 'validation-failed',
-      error: `${envelope.eventType}: ${formatValidationError(validated.error, envelope.data)}`,
+      error: `${envelope.eventType}: ${validated.error}`,
     };
   }
-  const data = validated.data;
+  const data = validated.value;
   const problem = route.checkEvent?.(envelope, data as never);
   if (problem !== undefined)
     return {
@@ -178,11 +145,25 @@ function doTranslate(
     };
   }
 
-  const identity = deriveIdentity(envelope, route.identity);
+  let identity: string;
+  if (typeof route.identity === 'function') {
+    const own = route.identity(envelope, data as never);
+    if (typeof own !== 'string' || own === '')
+      return {
+        kind: 'poison',
+        reason: 'missing-identity',
+        error: `${envelope.eventType}: the route's identity function gave no identity`,
+      };
+    identity = customIdentity(own);
+  } else {
+    identity = deriveIdentity(envelope, route.identity);
+  }
   const workflowId = deriveWorkflowId(route.workflowIdPrefix, identity);
   const version = envelope.aggregateVersion;
-  const orderId = stringField(data, 'orderId');
-  const customerId = stringField(data, 'customerId');
+  const entityId = route.entityId
+    ? attributeValue(route.entityId(data as never))
+    : envelope.aggregateId;
+  const customerId = attributeValue(route.customerId?.(data as never));
   return {
     kind: 'start',
     identity,
@@ -197,7 +178,7 @@ function doTranslate(
     searchAttributes: {
       EventId: boundKeyword(envelope.eventId),
       EventType: boundKeyword(envelope.eventType),
-      ...(orderId !== undefined ? { OrderId: boundKeyword(orderId) } : {}),
+      ...(entityId !== undefined ? { EntityId: boundKeyword(entityId) } : {}),
       ...(customerId !== undefined
         ? { CustomerId: boundKeyword(options.customerKeyword?.(customerId) ?? customerId) }
         : {}),

@@ -13,7 +13,7 @@ import { handleBatch } from './partition-batch';
 import { PartitionCommits } from './partition-commits';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
-import type { RouteTable } from '../events/routes';
+import { routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
 import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
@@ -28,7 +28,7 @@ export interface BridgeOptions {
   metrics?: BridgeMetrics;
   /** Ledger schema. Default: public. */
   ledgerSchema?: string;
-  /** Default: config.kafka.topics. */
+  /** Default: the topics the routes name, and config.kafka.topics for routes naming none. */
   topics?: string[];
   /** Default: config.kafka.groupId. */
   groupId?: string;
@@ -47,6 +47,8 @@ export interface BridgeOptions {
 
 export interface RunningBridge {
   metrics: BridgeMetrics;
+  /** The topics it subscribed to. */
+  topics: string[];
   consumer: Consumer;
   /** Stops fetching, lets in-flight starts finish, commits what is handled, disconnects. */
   stop(): Promise<void>;
@@ -177,9 +179,17 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
 
   await producer.connect();
   await consumer.connect();
-  for (const topic of options.topics ?? config.kafka.topics) {
+  const topics = options.topics ?? topicsOf(options.routes, config.kafka.topics);
+  for (const topic of topics) {
     await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
   }
+  // Each topic's routes, computed once: a route may name the topics it is read from.
+  const topicRoutes = new Map<string, RouteTable>();
+  const routesFor = (topic: string) => {
+    let table = topicRoutes.get(topic);
+    if (!table) topicRoutes.set(topic, (table = routesOfTopic(options.routes, topic)));
+    return table;
+  };
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
@@ -189,7 +199,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       await handleBatch(
         batch,
         {
-          routes: options.routes,
+          routes: routesFor(batch.topic),
           translateOptions: {
             maxBytes: config.bridge.maxMessageBytes,
             customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
@@ -239,6 +249,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
 
   return {
     metrics,
+    topics,
     consumer,
     async stop() {
       stopping = true;

@@ -3,7 +3,7 @@ import { describeError } from './classify-error';
 import { callDependency, retryOptions } from './dependency-call';
 import { buildDlqMessage } from '../events/dlq-message';
 import { buildDlqStub } from './dlq-stub';
-import type { BatchItem, StepContext, StepOutcome } from './message-step';
+import type { BatchItem, StepContext, StepOutcome } from './step-context';
 import type { PoisonReason } from '../events/poison';
 import { digestOf } from './log-digest';
 

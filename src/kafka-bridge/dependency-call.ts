@@ -2,7 +2,7 @@ import { RetryAbortedError, type RetryOptions } from './backoff';
 import { describeError, type ErrorClassification } from './classify-error';
 import { OPERATOR_FAULTS } from './error-codes';
 import { adviseFault } from './fault-advice';
-import type { StepContext, StepControls } from './message-step';
+import type { StepContext, StepControls } from './step-context';
 
 /** The dependency a failed call belongs to (the `dependency` label of the retry metrics). */
 export type Dependency = 'temporal' | 'postgres' | 'dlq';

@@ -1,94 +1,11 @@
-import { Connection } from '@temporalio/client';
-import { ConfigError, redactConfig } from '../config';
-import { loadConfigOrExit } from '../config/load-or-exit';
-import { createLogger } from '../logger';
-import { createPool } from '../db/pool';
-import { migrate } from '../db/migrate';
-import { createClient, temporalConnectionOptions } from '../temporal/connection';
-import { startBridge } from './bridge';
-import { checkCodecs, CodecSelfTestError } from '../kafka/codecs';
-import { createKafka } from '../kafka/kafka-client';
-import { createBridgeMetrics, serveMetrics } from './metrics';
-import { buildRouteTable } from '../events/routes';
-import { startTracing, stopTracing } from '../tracing/sdk';
+import { DOMAINS } from '../domains';
+import { runBridge } from './run-bridge';
 
 /**
- * `npm run bridge`. SIGTERM/SIGINT: stop fetching, finish in-flight starts, commit,
- * disconnect, exit 0.
+ * `npm run bridge`: the bridge of every registered domain (src/domains/index.ts).
+ * SIGTERM/SIGINT: stop fetching, finish in-flight starts, commit, disconnect, exit 0.
  */
-async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  let routes;
-  try {
-    routes = buildRouteTable(config.bridge.extraRoutes);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exit(78);
-  }
-  const log = createLogger('bridge', config.logLevel);
-  // A codec whose native part is missing would otherwise show only on the first batch that
-  // uses it, as a consumer stuck restarting into that batch.
-  try {
-    await checkCodecs();
-  } catch (err) {
-    if (!(err instanceof CodecSelfTestError)) throw err;
-    process.stderr.write(`bridge cannot start: ${err.message}\n`);
-    process.exit(70);
-  }
-  log.info({ config: redactConfig(config) }, 'starting bridge');
-  // Before the client: its interceptors follow whether tracing is on.
-  startTracing('onceflow-bridge', config.tracing);
-
-  // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
-  const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
-  const client = createClient(connection, config);
-  const pool = createPool(config.database, {
-    onIdleError: (err) => log.warn({ err: err.message }, 'idle Postgres connection lost'),
-  });
-  const metrics = createBridgeMetrics();
-  const server = await serveMetrics(
-    metrics.registry,
-    config.bridge.metricsPort,
-    config.bridge.metricsHost,
-  );
-  try {
-    await migrate(pool, { schema: config.database.schema });
-    const bridge = await startBridge({
-      config,
-      kafka: createKafka(config.kafka, 'bridge', log),
-      client,
-      pool,
-      log,
-      routes,
-      metrics,
-      ledgerSchema: config.database.schema,
-    });
-    const address = server.address();
-    log.info(
-      {
-        topics: config.kafka.topics,
-        groupId: config.kafka.groupId,
-        metricsPort: typeof address === 'object' ? address?.port : undefined,
-      },
-      'bridge consuming',
-    );
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      process.once('SIGINT', () => resolve('SIGINT'));
-    });
-    log.info({ signal }, 'stopping bridge');
-    await bridge.stop();
-    log.info('bridge stopped');
-  } finally {
-    server.close();
-    await pool.end();
-    await connection.close();
-    await stopTracing();
-  }
-}
-
-main().then(
+runBridge({ domains: DOMAINS }).then(
   () => process.exit(0),
   (err: unknown) => {
     process.stderr.write(`bridge failed: ${(err as Error).stack ?? String(err)}\n`);

@@ -1,19 +1,9 @@
 import type { KafkaMessage } from 'kafkajs';
-import type { Logger } from '../logger';
-import {
-  RetriesExhaustedError,
-  RetryAbortedError,
-  retryClassified,
-  type BackoffOptions,
-} from './backoff';
+import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
 import { describeError } from './classify-error';
 import { classifyAgainstLedger } from './dedup';
 import { deadLetter } from './dead-letter';
 import { callDependency, retryOptions } from './dependency-call';
-import type { DlqRecord } from '../events/dlq-message';
-import type { LedgerView, BatchLedger } from './ledger-view';
-import type { FaultContext } from './fault-advice';
-import type { BridgeMetrics } from './metrics';
 import type { PoisonReason } from '../events/poison';
 import type { RouteTable } from '../events/routes';
 import {
@@ -22,70 +12,12 @@ import {
   type TranslateOptions,
   type Translation,
 } from '../events/translate';
-import type { SourcePosition, StartOutcome } from './workflow-starter';
 
 export { callDependency, DependencyCallError, type Dependency } from './dependency-call';
 export { deadLetter } from './dead-letter';
 
-/** What the per-message step talks to; injected by the batch handler (fakes in tests). */
-export interface StepDeps {
-  ledger: BatchLedger;
-  /**
-   * Starts (or deduplicates) the workflow of one command: startOrDeduplicate in production.
-   * `signal` aborts when the call is abandoned (its partition was lost).
-   */
-  start: (cmd: StartCommand, source: SourcePosition, signal: AbortSignal) => Promise<StartOutcome>;
-  sendToDlq: (record: DlqRecord) => Promise<void>;
-  metrics: BridgeMetrics;
-  log: Logger;
-  backoff?: BackoffOptions;
-  /** Tries of a non-transient failure before dead-lettering. Default: DEFAULT_MAX_ATTEMPTS (3). */
-  maxAttempts?: number;
-  /** What the log line of an environment fault names in its fix (fault-advice.ts). */
-  faultContext: FaultContext;
-  now: () => Date;
-}
-
-/** The partition's controls the step needs (a subset of the batch controls). */
-export interface StepControls {
-  /** False once the bridge stops or the partition is no longer ours: leave the message. */
-  shouldContinue: () => boolean;
-  /**
-   * False once a rebalance took the partition away (or a new generation began): in-flight
-   * calls are abandoned and nothing is committed or dead-lettered for it any more. A stopping
-   * bridge still owns its partitions and commits the handled prefix.
-   */
-  ownsPartition: () => boolean;
-  heartbeat: () => Promise<void>;
-}
-
-/** One message of the batch, translated. */
-export interface BatchItem {
-  message: KafkaMessage;
-  /** Position in the batch (for the offset tracker). */
-  index: number;
-  translation: Translation;
-}
-
-/**
- * The step's outcome for one message: `started`, `duplicate` and `dead-lettered` are handled
- * (the offset may be committed); `retry` means the step was stopped (shutdown, lost
- * partition) before the message was handled, so it stays uncommitted and is redelivered.
- */
-export type StepOutcome =
-  | { kind: 'started'; runId: string }
-  | { kind: 'duplicate'; source: 'ledger' | 'temporal' }
-  | { kind: 'dead-lettered'; reason: PoisonReason; stub: boolean }
-  | { kind: 'retry' };
-
-export interface StepContext {
-  topic: string;
-  partition: number;
-  deps: StepDeps;
-  controls: StepControls;
-  view: LedgerView;
-  log: Logger;
-}
+export type { BatchItem, StepContext, StepControls, StepDeps, StepOutcome } from './step-context';
+import type { BatchItem, StepContext, StepOutcome } from './step-context';
 
 /**
  * Translates one message; whatever the translation throws (a RangeError from deeply nested

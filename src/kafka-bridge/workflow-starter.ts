@@ -32,7 +32,7 @@ function searchAttributesOf(cmd: StartCommand): SearchAttributePair[] {
     { key: SEARCH_ATTRIBUTE.eventId, value: sa.EventId },
     { key: SEARCH_ATTRIBUTE.eventType, value: sa.EventType },
   ];
-  if (sa.OrderId) pairs.push({ key: SEARCH_ATTRIBUTE.orderId, value: sa.OrderId });
+  if (sa.EntityId) pairs.push({ key: SEARCH_ATTRIBUTE.entityId, value: sa.EntityId });
   if (sa.CustomerId) pairs.push({ key: SEARCH_ATTRIBUTE.customerId, value: sa.CustomerId });
   return pairs;
 }

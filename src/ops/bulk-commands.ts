@@ -16,7 +16,7 @@ import {
   retryStepSignal,
   type CancelOrderRequest,
   type OperatorAction,
-} from '../workflows/order-definitions';
+} from '../domains/orders/workflows/order-definitions';
 import { confirmAction } from './confirm';
 import type { OpsContext } from './context';
 import { batchReasonOf, operatorActionOf } from './operator-action';

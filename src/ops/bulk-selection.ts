@@ -1,11 +1,11 @@
 /**
  * Which orders a bulk command (`orders retry|cancel --all`, `orders pause|resume`) acts on:
- * a visibility query over the OrderStep search attribute, narrowed by the parked step, which
+ * a visibility query over the Step search attribute, narrowed by the parked step, which
  * visibility cannot query (it lives in the workflow memo `attention` and the status query).
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import type { OrderStatus, StepName } from '../workflows/order-definitions';
+import type { OrderStatus, StepName } from '../domains/orders/workflows/order-definitions';
 import { forEachLimited } from '../util/run-limited';
 import { buildOrderQuery, listExecutions } from './order-lookup';
 import { parseDuration, UsageError } from './output';
@@ -30,7 +30,7 @@ export const SELECTION_OPTIONS = {
 
 /** What a bulk command selects. */
 export interface BulkSelection {
-  /** OrderStep value. Default: `needs_attention` (parked). */
+  /** Step value. Default: `needs_attention` (parked). */
   step: string;
   /** Only orders parked at this step (needs the memo or a status query per order). */
   parkedAt?: StepName;
@@ -148,7 +148,7 @@ export async function selectOrders(
   const unknown: UnknownParkedStep[] = [];
   let parkedElsewhere = 0;
   const toOrder = (info: WorkflowExecutionInfo, parkedAt?: string): SelectedOrder => ({
-    orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId) ?? info.workflowId,
+    orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId) ?? info.workflowId,
     workflowId: info.workflowId,
     runId: info.runId,
     step: selection.step,

@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import type { OperatorAction } from '../workflows/order-definitions';
+import type { OperatorAction } from '../domains/orders/workflows/order-definitions';
 import { UsageError } from './output';
 
 // Who did what, when and why: the payload of the operator signals (retryStep, resolveStep,

@@ -16,7 +16,7 @@ import {
   resolveStepSignal,
   retryStepSignal,
   type RecordedOperatorAction,
-} from '../workflows/order-definitions';
+} from '../domains/orders/workflows/order-definitions';
 
 /** An operator action as the workflow records it, and where `orders show` read it. */
 export type RecordedAction = RecordedOperatorAction & {

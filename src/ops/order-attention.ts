@@ -3,7 +3,7 @@ import {
   type Attention,
   type OrderStatus,
   type StepName,
-} from '../workflows/order-definitions';
+} from '../domains/orders/workflows/order-definitions';
 
 /**
  * Why an order waits or is parked, as `orders show` prints it. Two sources say the same: the

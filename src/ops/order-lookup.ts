@@ -1,10 +1,10 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
-import { findOrderOwner } from '../db/order-claim-store';
-import { EVENT_TYPES } from '../events/order-events';
+import { findOrderOwner } from '../domains/orders/order-claim-store';
+import { EVENT_TYPES } from '../domains/orders/order-events';
 import { deriveWorkflowId, versionIdentity } from '../events/identity';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import { NotFoundError } from './output';
 
 /** Execution statuses `orders list --status` accepts, as visibility spells them. */
@@ -18,7 +18,7 @@ export type ListStatus = keyof typeof LIST_STATUSES;
 
 /** Filters of `orders list`. */
 export interface OrderFilter {
-  /** OrderStep value, e.g. `needs_attention`. */
+  /** Step value, e.g. `needs_attention`. */
   step?: string;
   status?: ListStatus;
   /** Only orders started before this instant. */
@@ -32,9 +32,9 @@ export interface OrderFilter {
 export function buildOrderQuery(filter: OrderFilter): string {
   return visibility.allOf(
     visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
-    filter.orderId && visibility.equals(SEARCH_ATTRIBUTE.orderId, filter.orderId),
-    filter.orderIdPrefix && visibility.startsWith(SEARCH_ATTRIBUTE.orderId, filter.orderIdPrefix),
-    filter.step && visibility.equals(SEARCH_ATTRIBUTE.orderStep, filter.step),
+    filter.orderId && visibility.equals(SEARCH_ATTRIBUTE.entityId, filter.orderId),
+    filter.orderIdPrefix && visibility.startsWith(SEARCH_ATTRIBUTE.entityId, filter.orderIdPrefix),
+    filter.step && visibility.equals(SEARCH_ATTRIBUTE.step, filter.step),
     filter.status &&
       visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, LIST_STATUSES[filter.status]),
     filter.startedBefore && visibility.before(SYSTEM_ATTRIBUTE.startTime, filter.startedBefore),
@@ -114,7 +114,7 @@ export async function findOrderRun(
   }
 }
 
-/** The OrderStep search attribute of an execution, if set. */
+/** The Step search attribute of an execution, if set. */
 export function stepOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>) {
-  return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+  return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
 }

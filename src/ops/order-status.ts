@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { orderStatusQuery, type OrderStatus } from '../workflows/order-definitions';
+import { orderStatusQuery, type OrderStatus } from '../domains/orders/workflows/order-definitions';
 
 /** A query to a running order needs a worker; without one it would hang, so it is capped. */
 export const QUERY_TIMEOUT_MS = 5000;

@@ -1,8 +1,8 @@
 import { adminHeaders } from '../sandbox/admin-auth';
 import { parseArgs } from 'node:util';
-import type { OrderClaim } from '../db/order-claim';
-import { findOrderClaim } from '../db/order-claim-store';
-import { findReservation } from '../inventory/reservation-store';
+import type { OrderClaim } from '../domains/orders/workflows/order-claim';
+import { findOrderClaim } from '../domains/orders/order-claim-store';
+import { findReservation } from '../domains/orders/inventory/reservation-store';
 import type { LedgerView } from '../sandbox/admin-routes';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
@@ -13,7 +13,7 @@ import {
   retryStepSignal,
   stepKeys,
   type OrderResult,
-} from '../workflows/order-definitions';
+} from '../domains/orders/workflows/order-definitions';
 import {
   attentionLine,
   attentionOf,
@@ -80,7 +80,7 @@ export async function listOrders(ctx: OpsContext, argv: string[]): Promise<Comma
   const infos = await listExecutions(await ctx.temporal(), query, limit);
   const { uiUrl, namespace } = ctx.config.temporal;
   const orders = infos.map((i) => ({
-    orderId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId),
+    orderId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId),
     customerId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.customerId),
     step: stepOf(i),
     status: i.status.name,

@@ -7,17 +7,17 @@
  */
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
-import type { Activities } from '../activities';
+import type { OrderActivities as Activities } from '../domains/orders/activities';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
-import type { StepName } from '../workflows/order-definitions';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
+import type { StepName } from '../domains/orders/workflows/order-definitions';
 import { checkPrefix, PARKED_STEPS } from './bulk-selection';
 import { forEachLimited } from '../util/run-limited';
 import { operatorActionOf } from './operator-action';
 import { listExecutions } from './order-lookup';
 import { parseDuration, parsePositiveInt, UsageError } from './output';
 
-/** The activity type behind each step, and the OrderStep values while it runs. */
+/** The activity type behind each step, and the Step values while it runs. */
 export const STEP_ACTIVITY: Record<
   StepName,
   { activityType: keyof Activities; orderSteps: string[] }
@@ -29,7 +29,7 @@ export const STEP_ACTIVITY: Record<
   release: { activityType: 'releaseInventory', orderSteps: ['compensating'] },
 };
 
-/** OrderStep of an order whose step retries a transient cause (issue 15's contract). */
+/** Step of an order whose step retries a transient cause (issue 15's contract). */
 export const WAITING_STEP = 'waiting';
 
 /** What pause/resume act on: one step's activity, or (`--all`) every pending activity. */
@@ -49,14 +49,14 @@ export function buildPauseQuery(sel: PauseSelection): string {
   return visibility.allOf(
     visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
     visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
-    // Orders started by current code write OrderStep only when parked, waiting or finished
+    // Orders started by current code write Step only when parked, waiting or finished
     // (a visibility write per step costs the server; issue 18), so a running step is no value
     // at all; older runs still write it. Each run's pending activities decide in the end.
     visibility.anyOf(
-      visibility.oneOf(SEARCH_ATTRIBUTE.orderStep, steps),
-      visibility.isUnset(SEARCH_ATTRIBUTE.orderStep),
+      visibility.oneOf(SEARCH_ATTRIBUTE.step, steps),
+      visibility.isUnset(SEARCH_ATTRIBUTE.step),
     ),
-    sel.prefix && visibility.startsWith(SEARCH_ATTRIBUTE.orderId, sel.prefix),
+    sel.prefix && visibility.startsWith(SEARCH_ATTRIBUTE.entityId, sel.prefix),
     sel.startedBefore && visibility.before(SYSTEM_ATTRIBUTE.startTime, sel.startedBefore),
   );
 }
@@ -141,7 +141,7 @@ export async function findPendingActivities(client: Client, sel: PauseSelection,
       const activityType = a.activityType?.name ?? '';
       if (type !== undefined && activityType !== type) continue;
       found.push({
-        orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId) ?? info.workflowId,
+        orderId: info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId) ?? info.workflowId,
         workflowId: info.workflowId,
         runId: info.runId,
         activityId: a.activityId ?? '',

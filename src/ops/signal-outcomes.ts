@@ -9,12 +9,12 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import { FORMER_NAME, SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import {
   cancelOrderSignal,
   resolveStepSignal,
   retryStepSignal,
-} from '../workflows/order-definitions';
+} from '../domains/orders/workflows/order-definitions';
 import type { BatchTarget } from './batch-operation';
 import { forEachLimited } from '../util/run-limited';
 
@@ -43,15 +43,18 @@ function decodeKeyword(payload: temporal.api.common.v1.IPayload | null | undefin
   }
 }
 
-/** The OrderStep upserts and the signals of a history, in order. */
+/**
+ * The Step upserts and the signals of a history, in order. A run recorded before the generic
+ * attributes upserted OrderStep (FORMER_NAME), and one resumed by a newer worker both.
+ */
 export function timelineOf(events: temporal.api.history.v1.IHistoryEvent[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
-  const stepName = SEARCH_ATTRIBUTE.orderStep.name;
+  const stepName = SEARCH_ATTRIBUTE.step.name;
   for (const e of events) {
     const fields =
       e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ??
       e.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields;
-    const step = decodeKeyword(fields?.[stepName]);
+    const step = decodeKeyword(fields?.[stepName] ?? fields?.[FORMER_NAME.step]);
     if (step !== undefined) out.push({ kind: 'step', step });
     const signal = e.workflowExecutionSignaledEventAttributes;
     if (signal) {

@@ -1,5 +1,6 @@
-import type { SettledState } from '../db/order-claim';
-import type { OrderPlacedData } from '../events/order-events';
+import type { SettledState } from '../domains/orders/workflows/order-claim';
+import type { OrderPlacedData } from '../domains/orders/order-events';
+import { judgeOrder, orderStands } from '../domains/orders/invariants';
 
 /** What the providers' ledgers say about one order. */
 export interface OrderEffects {
@@ -30,12 +31,11 @@ function outcomeOf(o: OrderFacts): { step?: string; cancelled: boolean } {
 }
 
 /**
- * The invariants (docs/architecture.md, "Invariants") for one run, as violations (empty = all
- * hold): at most one charge (and refund) per order, a net charge of exactly the total for an
- * order that stands, none for one that did not complete or was cancelled; at most one
- * confirmation email; stock decremented exactly by the orders that stand; every poison
- * message dead-lettered. An order is judged by its claim's settlement when it has one (its
- * owner's run may be gone), else by its workflow's final step.
+ * The invariants for one run, as violations (empty = all hold): each order judged by the
+ * order domain's invariants (src/domains/orders/invariants.ts), stock decremented exactly by
+ * the orders that stand, every poison message dead-lettered. An order is judged by its
+ * claim's settlement when it has one (its owner's run may be gone), else by its workflow's
+ * final step.
  */
 export function checkInvariants(input: {
   orders: Map<string, OrderFacts>;
@@ -52,25 +52,16 @@ export function checkInvariants(input: {
       violations.push(`${orderId}: no workflow`);
       continue;
     }
-    const charged = o.effects.charges.reduce((s, c) => s + c.amountMinor, 0);
-    const refunded = o.effects.refunds.reduce((s, r) => s + r.amountMinor, 0);
-    const net = charged - refunded;
-    const stands = o.step === 'completed' && !o.cancelled;
-    if (o.effects.charges.length > 1)
-      violations.push(`${orderId}: ${o.effects.charges.length} charges`);
-    if (o.effects.refunds.length > 1)
-      violations.push(`${orderId}: ${o.effects.refunds.length} refunds`);
-    if (stands && net !== o.data.totalMinor)
-      violations.push(`${orderId}: completed but net charge ${net} ≠ total ${o.data.totalMinor}`);
-    if (!stands && net !== 0)
-      violations.push(
-        `${orderId}: ${o.step}${o.cancelled ? ' (cancelled)' : ''} but net charge ${net}`,
-      );
-    if (o.effects.emails.length > 1)
-      violations.push(`${orderId}: ${o.effects.emails.length} confirmation emails`);
-    if (stands && o.effects.emails.length !== 1)
-      violations.push(`${orderId}: completed without its confirmation email`);
-    if (stands)
+    const evidence = {
+      outcome: o.step,
+      cancelled: o.cancelled,
+      totalMinor: o.data.totalMinor,
+      charges: o.effects.charges,
+      refunds: o.effects.refunds,
+      emails: o.effects.emails.length,
+    };
+    for (const b of judgeOrder(evidence)) violations.push(`${orderId}: ${b.detail}`);
+    if (orderStands(evidence))
       for (const line of o.data.items)
         expectedTaken.set(line.sku, (expectedTaken.get(line.sku) ?? 0) + line.quantity);
   }

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
 import { readDlqHeaders } from '../events/dlq-message';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import { waitFor } from '../util/wait';
 import type { OrderEffects } from './invariants';
 import { adminHeaders } from '../sandbox/admin-auth';
@@ -12,11 +12,11 @@ export async function readOrderSteps(client: Client, prefix: string): Promise<Ma
   const steps = new Map<string, string>();
   const query = visibility.allOf(
     visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
-    visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix),
+    visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
   );
   for await (const info of client.workflow.list({ query })) {
-    const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId);
-    const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+    const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
+    const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
     if (orderId) steps.set(orderId, step ?? 'unknown');
   }
   return steps;
@@ -27,7 +27,7 @@ export async function countRunWorkflows(
   client: Client,
   prefix: string,
 ): Promise<{ total: number; running: number }> {
-  const base = visibility.startsWith(SEARCH_ATTRIBUTE.orderId, prefix);
+  const base = visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix);
   const [total, running] = await Promise.all([
     client.workflow.count(base),
     client.workflow.count(

@@ -37,7 +37,7 @@ export function productionArgs(process: ProductionProcess, extraFlags: string[] 
 export function buildProduction(): void {
   const r = spawnSync(
     process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'],
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
     {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],

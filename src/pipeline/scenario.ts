@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { setStock } from '../inventory/stock-store';
+import { setStock } from '../domains/orders/inventory/stock-store';
 import {
   generateOrderStream,
   type OrderStream,

@@ -6,9 +6,15 @@ import type {
   TopicEvent,
   WorkflowFacts,
 } from './facts';
-import type { OrderClaim, SettledState } from '../db/order-claim';
-import { EVENT_TYPES } from '../events/order-events';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
+import type { OrderClaim, SettledState } from '../domains/orders/workflows/order-claim';
+import { EVENT_TYPES } from '../domains/orders/order-events';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
+import {
+  judgeOrder,
+  netChargeOf,
+  UNWOUND_OUTCOMES,
+  type OrderInvariant,
+} from '../domains/orders/invariants';
 
 // The per-order rules of reconcile. Everything is grouped by the order ID that the rows
 // themselves record (provider ledgers, reservations, the OrderId search attribute, data.orderId):
@@ -18,8 +24,6 @@ import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 const ORDER_WORKFLOW = WORKFLOW_TYPE.orderFulfillment;
 const ORDER_PLACED = EVENT_TYPES.orderPlaced;
 const ORDER_CANCELLED = EVENT_TYPES.orderCancelled;
-/** Outcomes after which nothing may stay charged or reserved. */
-const UNWOUND_OUTCOMES = new Set(['declined', 'rejected', 'cancelled']);
 /**
  * OrderStep of a run that found its order owned by another run: `duplicate` (same payload, a
  * legitimate second workflow that acts on nothing) or `order_conflict` (different payload).
@@ -44,19 +48,8 @@ export function describeOwner(claim: OrderClaim | undefined): string {
   return ` (owner ${claim.workflowId}${run}, ${claim.settled ? `settled ${claim.settled}` : 'not settled'})`;
 }
 
-/** Net charge of an order: charges minus refunds, and the charges no refund undid. */
-export function computeNetCharge(effects: OrderEffects): {
-  netMinor: number;
-  unrefunded: number;
-} {
-  const refunded = new Set(effects.refunds.map((r) => r.chargeId));
-  const charged = effects.charges.reduce((s, c) => s + c.amountMinor, 0);
-  const returned = effects.refunds.reduce((s, r) => s + r.amountMinor, 0);
-  return {
-    netMinor: charged - returned,
-    unrefunded: effects.charges.filter((c) => !refunded.has(c.id)).length,
-  };
-}
+/** Net charge of an order (the order domain's rule, src/domains/orders/invariants.ts). */
+export const computeNetCharge = (effects: OrderEffects) => netChargeOf(effects);
 
 export function groupBy<T>(
   items: readonly T[],
@@ -108,37 +101,18 @@ function classifyConflict(orderId: string, context: OrderContext, out: Discrepan
     out.push({ class: 'order-conflict', subject: orderId, detail: parts.join('; ') });
 }
 
-/** More than one reservation, net charge or email for the order, across all keys and runs. */
-function classifyMultipleEffects(
-  orderId: string,
-  effects: OrderEffects,
-  reservations: ReservationFacts[],
-  ownerNote: string,
-  out: Discrepancy[],
-): void {
-  const parts: string[] = [];
-  if (reservations.length > 1)
-    parts.push(
-      `${reservations.length} reservations (${reservations.map((r) => r.key).join(', ')})`,
-    );
-  const { unrefunded } = computeNetCharge(effects);
-  if (unrefunded > 1)
-    parts.push(
-      `${unrefunded} charges not refunded (${effects.charges.length} charges, ${effects.refunds.length} refunds)`,
-    );
-  else if (effects.charges.length > 1)
-    // Refunded or not, a second charge (and its refund) is a second effect on the customer.
-    parts.push(
-      `${effects.charges.length} charges (${effects.refunds.length} refunds): charged more than once`,
-    );
-  if (effects.emails.length > 1) parts.push(`${effects.emails.length} confirmation emails`);
-  if (parts.length > 0)
-    out.push({
-      class: 'multiple-effects-per-order',
-      subject: orderId,
-      detail: parts.join('; ') + ownerNote,
-    });
-}
+/** The reconcile class of each order invariant; the ones without a class are not reported. */
+const CLASS_OF: Partial<Record<OrderInvariant, Discrepancy['class']>> = {
+  'one-reservation': 'multiple-effects-per-order',
+  'one-charge': 'multiple-effects-per-order',
+  'one-refund': 'multiple-effects-per-order',
+  'one-email': 'multiple-effects-per-order',
+  'net-charge': 'charge-amount-mismatch',
+  'refund-missing': 'refund-missing',
+  'stock-restored': 'stock-not-restored',
+  // email-sent and reservation-held: an operator's resolve may skip a step on purpose, and
+  // reconcile reports effects that happened too often or were not undone, not skipped ones.
+};
 
 function classifyOrder(
   orderId: string,
@@ -170,30 +144,31 @@ function classifyOrder(
   const cancelled =
     context.cancelledByEvent || outcome === 'cancelled' || settledAs === 'cancelled';
   const effects = facts.effects.get(orderId) ?? { charges: [], refunds: [], emails: [] };
-  const { netMinor } = computeNetCharge(effects);
   const ownerNote = describeOwner(claim);
-  const push = (cls: Discrepancy['class'], detail: string) =>
-    out.push({ class: cls, subject: orderId, detail: detail + ownerNote });
-
-  classifyMultipleEffects(orderId, effects, context.reservations, ownerNote, out);
-  if (cancelled) {
-    if (netMinor > 0) push('refund-missing', `cancelled but net charge is ${netMinor}`);
-  } else if (outcome === 'completed') {
-    // The total the owning run was placed with; a resend carries the same one.
-    const total = (context.placed.find((e) => e.workflowId === run?.workflowId) ?? first)
-      ?.totalMinor;
-    if (total !== undefined && netMinor !== total)
-      push('charge-amount-mismatch', `completed with net charge ${netMinor} ≠ total ${total}`);
-  } else if (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome) && netMinor !== 0) {
-    push('charge-amount-mismatch', `${outcome} with net charge ${netMinor} ≠ 0`);
-  }
-  if (cancelled || (outcome !== undefined && UNWOUND_OUTCOMES.has(outcome))) {
-    for (const r of context.reservations)
-      if (r.status !== 'released')
-        push(
-          'stock-not-restored',
-          `${cancelled ? 'cancelled' : outcome} but reservation ${r.key} is still ${r.status}`,
-        );
+  // The total the owning run was placed with; a resend carries the same one.
+  const total = (context.placed.find((e) => e.workflowId === run?.workflowId) ?? first)?.totalMinor;
+  const known = outcome === 'completed' || UNWOUND_OUTCOMES.has(outcome ?? '');
+  const breaches = judgeOrder({
+    outcome: known ? outcome : undefined,
+    cancelled,
+    totalMinor: total,
+    charges: effects.charges,
+    refunds: effects.refunds,
+    emails: effects.emails.length,
+    reservations: context.reservations,
+  });
+  // The effects counted more than once are one discrepancy of the order, in one line.
+  const multiple = breaches.filter((b) => CLASS_OF[b.invariant] === 'multiple-effects-per-order');
+  if (multiple.length > 0)
+    out.push({
+      class: 'multiple-effects-per-order',
+      subject: orderId,
+      detail: multiple.map((b) => b.detail).join('; ') + ownerNote,
+    });
+  for (const b of breaches) {
+    const cls = CLASS_OF[b.invariant];
+    if (cls && cls !== 'multiple-effects-per-order')
+      out.push({ class: cls, subject: orderId, detail: b.detail + ownerNote });
   }
 }
 

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../events/order-events';
+import { EVENT_TYPES } from '../domains/orders/order-events';
 import { POISON_REASONS } from '../events/poison';
 import { classifyOrders } from './classify-orders';
 import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';

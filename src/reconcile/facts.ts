@@ -1,5 +1,5 @@
 import type { LedgerEntry as StoredLedgerEntry } from '../db/ledger-store';
-import type { OrderClaim } from '../db/order-claim';
+import type { OrderClaim } from '../domains/orders/workflows/order-claim';
 
 /**
  * What reconcile reads from each system, reduced to the fields the classification needs. Plain

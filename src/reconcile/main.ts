@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { createPool } from '../db/pool';
 import { createKafka } from '../kafka/kafka-client';
-import { buildRouteTable } from '../events/routes';
+import { buildRouteTable } from '../domains';
 import { connectClient } from '../temporal/connection';
 import { UsageError } from '../util/usage-error';
 import { parseReconcileArgs, RECONCILE_USAGE, type ReconcileArgs } from './args';

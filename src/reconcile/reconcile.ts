@@ -144,7 +144,7 @@ async function readTopicFacts(
           poison.push({ coordinates, reason: t.reason, key: message.key?.toString() ?? null });
         return;
       }
-      const orderId = t.searchAttributes.OrderId;
+      const orderId = t.searchAttributes.EntityId;
       if (!subjectOf(message, orderId, t.aggregateId).startsWith(prefix)) return;
       const total = (t.data as { totalMinor?: unknown }).totalMinor;
       events.push({

@@ -1,8 +1,8 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
-import type { OrderClaim } from '../db/order-claim';
-import { listOrderClaims } from '../db/order-claim-store';
+import type { OrderClaim } from '../domains/orders/workflows/order-claim';
+import { listOrderClaims } from '../domains/orders/order-claim-store';
 import { qualifyTable } from '../db/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
@@ -89,8 +89,8 @@ function memoIdentity(memo: Record<string, unknown> | undefined): string | undef
 }
 
 function toWorkflowFacts(info: WorkflowExecutionInfo): WorkflowFacts {
-  const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId);
-  const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+  const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
+  const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
   const identity = memoIdentity(info.memo);
   return {
     workflowId: info.workflowId,
@@ -114,7 +114,7 @@ export async function readWorkflows(
 ): Promise<WorkflowFacts[]> {
   // The CLI rejects prefixes visibility cannot carry; quoteVisibilityValue refuses them too.
   const query = options.prefix
-    ? visibility.startsWith(SEARCH_ATTRIBUTE.orderId, options.prefix)
+    ? visibility.startsWith(SEARCH_ATTRIBUTE.entityId, options.prefix)
     : undefined;
   const out: WorkflowFacts[] = [];
   try {

@@ -3,7 +3,7 @@
  * test runner, the demo, chaos, the benches) starts it through startStack, which reads these
  * from the environment, so one pair of variables switches all of them.
  *
- * Like the stack's port settings (README, "The local stack"), these belong to the stack, not
+ * Like the stack's port settings (docs/development.md, "The local stack"), these belong to the stack, not
  * to onceflow's processes: src/config/settings.ts does not read them. (The state folder,
  * ONCEFLOW_STATE_DIR, is a setting of both: processes look for a running stack there.)
  */

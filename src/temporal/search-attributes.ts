@@ -1,16 +1,40 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /**
- * The Keyword search attributes the Web UI and the ops CLI query on; registered by the dev
- * stack (and docker-compose). Shared by the bridge (set at start) and the workflows (kept
- * current), so the names are written once.
+ * The Keyword search attributes the Web UI and the ops CLI query on, the same five for every
+ * domain's workflows (SQL visibility allows ten custom Keywords per namespace, so one set per
+ * domain would not scale); registered by the dev stack and docker-compose, exactly these.
+ * Shared by the bridge (set at start) and the workflows (kept current), so the names are
+ * written once.
+ *
+ * - `EntityId`: the business entity the run acts on (an order ID, a payout ID); which domain
+ *   it belongs to is the run's `WorkflowType`.
+ * - `Step`: where the run is: `waiting`, `needs_attention`, and how it ended (`completed`,
+ *   `cancelled`, `duplicate`, `<entity>_conflict`, a domain's outcomes such as `rejected`).
+ * - `CustomerId`: the party the entity belongs to, when its route names one (a keyed hash by
+ *   default: src/temporal/customer-keyword.ts).
+ * - `EventId`, `EventType`: the event that started the run.
+ *
+ * Runs recorded before this set replaced `OrderId` and `OrderStep` replay unchanged: the SDK
+ * compares an upsert's command, not its attribute names (the replay fixtures prove it), and a
+ * run resumed by this version upserts `Step` from its next step change on.
  */
 export const SEARCH_ATTRIBUTE = {
-  orderId: defineSearchAttributeKey('OrderId', SearchAttributeType.KEYWORD),
+  entityId: defineSearchAttributeKey('EntityId', SearchAttributeType.KEYWORD),
+  step: defineSearchAttributeKey('Step', SearchAttributeType.KEYWORD),
   customerId: defineSearchAttributeKey('CustomerId', SearchAttributeType.KEYWORD),
-  orderStep: defineSearchAttributeKey('OrderStep', SearchAttributeType.KEYWORD),
   eventId: defineSearchAttributeKey('EventId', SearchAttributeType.KEYWORD),
   eventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
+} as const;
+
+/**
+ * The names these attributes had in histories recorded before the generic set (orders only).
+ * Not registered any more; readers of an order run's history (which may predate the rename,
+ * or hold both: a run resumed by a newer worker) read both names.
+ */
+export const FORMER_NAME = {
+  entityId: 'OrderId',
+  step: 'OrderStep',
 } as const;
 
 /** Temporal's own search attributes that onceflow's queries use. */

@@ -7,7 +7,7 @@ import {
   sampleOrderPlaced,
   type KafkaRecord,
 } from '../events/event-message';
-import { EVENT_TYPES, type OrderPlacedData } from '../events/order-events';
+import { EVENT_TYPES, type OrderPlacedData } from '../domains/orders/order-events';
 
 /** What the generated stream contains besides one clean OrderPlaced per order. */
 export interface OrderStreamOptions {

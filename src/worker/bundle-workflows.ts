@@ -1,17 +1,24 @@
 /**
- * Child process of prepareWorkflowBundle: `bundle-workflows <out.js> [--tracing]` bundles
- * src/workflows (with `--tracing`, and the OpenTelemetry workflow interceptors) and writes it
- * atomically (temporary file, then rename).
+ * Child process of prepareWorkflowBundle: `bundle-workflows <entry> <out.js> [--tracing]`
+ * bundles the workflows entry (src/worker/workflow-bundle.ts, workflowEntry), with
+ * `--tracing` also the OpenTelemetry workflow interceptors, and writes it atomically
+ * (temporary file, then rename).
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { resolveFromEngine } from './workflow-bundle';
 import { WORKFLOW_TRACING_MODULE } from '../tracing/worker';
 
-async function main(out: string | undefined, tracing: boolean): Promise<void> {
-  if (!out) throw new Error('usage: bundle-workflows <out.js>');
+async function main(
+  entry: string | undefined,
+  out: string | undefined,
+  tracing: boolean,
+): Promise<void> {
+  if (!entry || !out) throw new Error('usage: bundle-workflows <entry> <out.js>');
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
+    workflowsPath: entry,
     workflowInterceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [],
+    webpackConfigHook: resolveFromEngine,
     logger: {
       log: () => undefined,
       trace: () => undefined,
@@ -26,7 +33,7 @@ async function main(out: string | undefined, tracing: boolean): Promise<void> {
   renameSync(temporary, out);
 }
 
-main(process.argv[2], process.argv[3] === '--tracing').catch((err: unknown) => {
+main(process.argv[2], process.argv[3], process.argv[4] === '--tracing').catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,8 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
-import { createActivities, type ActivityDeps } from '../activities';
+import type { ActivityDeps } from '../activities';
+import type { Domain } from '../engine/define-domain';
+import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
 import { activeTracing } from '../tracing/active';
@@ -9,20 +11,43 @@ import { workerTracingOptions } from '../tracing/worker';
 export interface CreateWorkerOptions {
   connection: NativeConnection;
   config: Config;
+  /**
+   * The domains it runs: every one's workflows bundled, every one's activities registered.
+   * @example domains: [orders, giftCards]
+   */
+  domains: readonly Domain[];
+  /**
+   * What activities are built from. `providers` defaults to PROVIDERS_URL and the configured
+   * transient window; `config` to the worker's.
+   * @example deps: { pool }
+   */
   deps: ActivityDeps;
-  /** Overrides the configured task queue (tests use one queue each). */
+  /**
+   * Overrides the configured task queue (TEMPORAL_TASK_QUEUE; tests use one queue each).
+   * @example taskQueue: 'gift-cards'
+   */
   taskQueue?: string;
   /**
-   * A prebuilt workflow bundle (tests bundle once; with tracing on, one built with
-   * `tracing: true`); default: src/workflows bundled by a child process and cached (see
-   * prepareWorkflowBundle).
+   * A prebuilt workflow bundle (tests bundle once; with tracing on, one with the tracing
+   * interceptors: test/support/workflow-bundle.ts). Default: the engine's and the domains'
+   * workflows bundled by a child process and cached (see prepareWorkflowBundle).
+   * @example workflowBundle: { codePath: '/var/cache/onceflow/workflows.js' }
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
-/** The onceflow worker: every workflow in src/workflows and every activity, on one task queue. */
+/**
+ * A onceflow worker: every registered domain's workflows and activities, and the engine's own,
+ * on one task queue. Checks at once that each route's workflow is exported by its domain and
+ * that no two domains export one workflow type.
+ *
+ * @example
+ * const worker = await createWorker({ connection, config, domains: [giftCards], deps: { pool } });
+ * await worker.run();
+ */
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
-  const { config } = options;
+  const { config, domains } = options;
+  checkWorkflowExports(domains);
   return Worker.create({
     connection: options.connection,
     namespace: config.temporal.namespace,
@@ -31,11 +56,13 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     // With tracing on, the bundle carries the SDK's workflow interceptors (a bundle of its own).
     workflowBundle:
-      options.workflowBundle ?? (await prepareWorkflowBundle({ tracing: !!activeTracing() })),
+      options.workflowBundle ??
+      (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() })),
     ...workerTracingOptions(),
     // Provider URL from config unless the caller injected its own (tests run their own sandbox);
     // the transient retry window from config unless the injected providers name one.
-    activities: createActivities({
+    activities: activitiesOfDomains(domains, {
+      config,
       ...options.deps,
       providers: {
         url: config.providers.url,

@@ -2,16 +2,18 @@ import { Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../workflows/workflow-types';
 
 /** Name of the gauge of parked orders (alerts.yml and the dashboard use it). */
 export const ORDERS_PARKED_METRIC = 'onceflow_orders_parked';
 
-/** The visibility query whose count is the gauge (the same query works in the Web UI). */
+/**
+ * The visibility query whose count is the gauge (the same query works in the Web UI): running
+ * saga runs of every registered domain parked in needs_attention (only the engine's saga runs
+ * set Step). The metric keeps its first name, from when orders were the only domain.
+ */
 export const PARKED_QUERY = visibility.allOf(
-  visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
   visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
-  visibility.equals(SEARCH_ATTRIBUTE.orderStep, 'needs_attention'),
+  visibility.equals(SEARCH_ATTRIBUTE.step, 'needs_attention'),
 );
 
 /** `host:port` for the runtime's exporter (IPv6 hosts in brackets); loopback unless opened. */
@@ -62,7 +64,7 @@ export function startParkedGauge(
     ORDERS_PARKED_METRIC,
     'int',
     '',
-    'Orders parked in needs_attention, waiting for an operator (visibility count)',
+    'Runs (orders and every other domain) parked in needs_attention, waiting for an operator (visibility count)',
   );
   let stopped = false;
   const refresh = async () => {

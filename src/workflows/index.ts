@@ -1,5 +1,3 @@
-// The worker bundles this module for Temporal's workflow sandbox: one workflow per file,
-// re-exported here.
+// The engine's own workflows, bundled for Temporal's sandbox beside every registered domain's
+// (src/worker/workflow-bundle.ts): one workflow per file, re-exported here.
 export { smokeCheck } from './smoke-check';
-export { orderFulfillment } from './order-fulfillment';
-export { orderCancellation } from './order-cancellation';

@@ -1,72 +1,16 @@
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { CONFIG_KEYS } from '../../src/config';
+import { join } from 'node:path';
 import { createPool } from '../../src/db/pool';
-import { setStock } from '../../src/inventory/stock-store';
+import { setStock } from '../../src/domains/orders/inventory/stock-store';
 import { isAlive } from '../../src/stack/processes';
 import { readStackState, type StackState } from '../../src/stack/stack';
 import { waitFor } from '../../src/util/wait';
+import { newShell, runLine, startLine, type ShellRun } from '../support/new-shell';
 import { testConfig, uniqueName } from '../support/services';
-
-const ROOT = resolve(__dirname, '..', '..');
-
-/** Variables a shell may carry that would name services, keys or onceflow settings. */
-const ONCEFLOW_LIKE =
-  /^(ONCEFLOW_|TEMPORAL_|KAFKA_|DATABASE_|PG|PROVIDERS_|BRIDGE_|WORKER_|CODEC_SERVER_|LEDGER_|ORDER_|CUSTOMER_ID_)/;
-
-/**
- * A new shell: the runner's environment (which names the stack's services and key) with every
- * onceflow, Temporal, Kafka and database variable, and npm's own, removed. Only a moved state folder is kept,
- * as a developer who moved it would have it in their profile.
- */
-function newShell(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (ONCEFLOW_LIKE.test(name) || CONFIG_KEYS.includes(name) || name === 'NODE_ENV') continue;
-    // What `npm test` itself exports (npm_config_*, npm_lifecycle_*) is not in a new shell either.
-    if (/^npm_/i.test(name) || name === 'INIT_CWD') continue;
-    env[name] = value;
-  }
-  if (process.env.ONCEFLOW_STATE_DIR) env.ONCEFLOW_STATE_DIR = process.env.ONCEFLOW_STATE_DIR;
-  return { ...env, ...extra };
-}
-
-interface ShellRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A README command line, run by bash in `env`, from the repository root. */
-function startLine(line: string, env: NodeJS.ProcessEnv): { child: ChildProcess; out: ShellRun } {
-  // Its own process group, so stopping it stops npm, tsx and node together.
-  const child = spawn('bash', ['-c', line], {
-    cwd: ROOT,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out: ShellRun = { code: null, stdout: '', stderr: '' };
-  child.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString()));
-  return { child, out };
-}
-
-function runLine(line: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<ShellRun> {
-  const { child, out } = startLine(line, env);
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ ...out, code });
-    });
-  });
-}
 
 /** A long-running README command (worker, bridge, providers) and how to stop it. */
 interface Service {
@@ -140,7 +84,7 @@ describe('README commands in a new shell find the running local stack (issue 25)
 
     const list = await runLine('npx onceflow orders list --step needs_attention', shell);
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /order\(s\) · query: .*OrderStep = 'needs_attention'/);
+    assert.match(list.stdout, /order\(s\) · query: .*Step = 'needs_attention'/);
     // Links point at the stack's Web UI, not the default port.
     assert.ok(list.stdout.includes(`Web UI: ${state.env.TEMPORAL_UI_URL}/`), list.stdout);
 

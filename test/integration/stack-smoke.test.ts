@@ -10,6 +10,7 @@ import { migrations } from '../../src/db/migrations';
 import { createKafka } from '../../src/kafka/kafka-client';
 import { ensureTopics } from '../../src/kafka/topics';
 import { createWorker } from '../../src/worker/create-worker';
+import { DOMAINS } from '../../src/domains';
 import { smokeCheck } from '../../src/workflows';
 import { SEARCH_ATTRIBUTES } from '../../src/stack/temporal';
 import { waitFor } from '../../src/util/wait';
@@ -115,6 +116,7 @@ describe('local stack (real Temporal, Kafka, Postgres)', () => {
       let worker: Worker | undefined;
       try {
         worker = await createWorker({
+          domains: DOMAINS,
           connection: workerConnection,
           config,
           deps: { pool },

@@ -10,7 +10,7 @@ import { createLedgerStore } from '../../src/db/ledger-store';
 import { createKafka } from '../../src/kafka/kafka-client';
 import { ensureTopics } from '../../src/kafka/topics';
 import { startBridge, type RunningBridge } from '../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../src/domains';
 import type { KafkaRecord } from '../../src/events/event-message';
 import { waitFor } from '../../src/util/wait';
 import { dlqTopicOf } from '../../src/events/dlq-topic';

@@ -1,16 +1,20 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { createClient } from '../../src/temporal/connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import type { OrderPlacedData } from '../../src/events/order-events';
+import type { OrderPlacedData } from '../../src/domains/orders/order-events';
 import type { EventWorkflowInput } from '../../src/events/workflow-input';
 import { deriveWorkflowId, versionIdentity } from '../../src/events/identity';
-import { readStock, setStock } from '../../src/inventory/stock-store';
+import { readStock, setStock } from '../../src/domains/orders/inventory/stock-store';
 import type { LedgerView } from '../../src/sandbox/admin-routes';
 import type { RunningProviders } from '../../src/sandbox/server';
 import { waitFor } from '../../src/util/wait';
 import { createWorker } from '../../src/worker/create-worker';
-import { orderFulfillment } from '../../src/workflows';
-import { orderStatusQuery, type OrderStatus } from '../../src/workflows/order-definitions';
+import { DOMAINS } from '../../src/domains';
+import { orderFulfillment } from '../../src/domains/orders/workflows';
+import {
+  orderStatusQuery,
+  type OrderStatus,
+} from '../../src/domains/orders/workflows/order-definitions';
 import {
   createTestDatabase,
   getJson,
@@ -89,6 +93,7 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
   if (options.inProcessWorker ?? true) {
     const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
     const worker = await createWorker({
+      domains: DOMAINS,
       connection: workerConnection,
       config,
       deps: {

@@ -8,6 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
 import { createPool } from '../../src/db/pool';
 import { createWorker } from '../../src/worker/create-worker';
+import { DOMAINS } from '../../src/domains';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const pool = createPool(config.database, { schema: process.env.ORDER_TEST_SCHEMA });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createWorker({
+    domains: DOMAINS,
     connection,
     config,
     deps: { pool },

@@ -1,9 +1,12 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { OrderPlacedData } from '../../src/events/order-events';
+import type { OrderPlacedData } from '../../src/domains/orders/order-events';
 import type { RunningProviders } from '../../src/sandbox/server';
 import { waitFor } from '../../src/util/wait';
-import type { orderFulfillment } from '../../src/workflows';
-import { orderStatusQuery, type OrderStatus } from '../../src/workflows/order-definitions';
+import type { orderFulfillment } from '../../src/domains/orders/workflows';
+import {
+  orderStatusQuery,
+  type OrderStatus,
+} from '../../src/domains/orders/workflows/order-definitions';
 import type { OrderEnv } from './order-env';
 import { startTestProviders } from './providers';
 

@@ -25,7 +25,9 @@ import { TEMPORAL_DB } from '../../src/stack/temporal-server-db';
 import { createClient } from '../../src/temporal/connection';
 import { waitFor } from '../../src/util/wait';
 import { createWorker } from '../../src/worker/create-worker';
-import { orderFulfillment, smokeCheck } from '../../src/workflows';
+import { DOMAINS } from '../../src/domains';
+import { orderFulfillment } from '../../src/domains/orders/workflows';
+import { smokeCheck } from '../../src/workflows';
 import { eventInputOf } from '../support/order-env';
 import { uniqueName } from '../support/services';
 import { workflowBundle } from '../support/workflow-bundle';
@@ -92,6 +94,7 @@ describe('stack option ONCEFLOW_TEMPORAL=server (Temporal server on PostgreSQL, 
     const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
     try {
       const worker = await createWorker({
+        domains: DOMAINS,
         connection: workerConnection,
         config,
         deps: { pool },

@@ -30,7 +30,10 @@ describe('bench:peers invariant check', () => {
     ledger.charges.push({ orderId: 'o-2', amountMinor: 1350 });
     const report = checkPeerInvariants(totals, ledger);
     assert.equal(report.ok, false);
-    assert.deepEqual(report.violations, ['o-2: 2 charges']);
+    assert.deepEqual(report.violations, [
+      'o-2: 2 charges not refunded (2 charges, 0 refunds)',
+      'o-2: completed with net charge 2700 ≠ total 1350',
+    ]);
   });
 
   it('fails on a wrong amount, a missing or second email, a missing reservation, a stray charge', () => {
@@ -42,10 +45,10 @@ describe('bench:peers invariant check', () => {
     ledger.charges.push({ orderId: 'o-9', amountMinor: 100 });
     const report = checkPeerInvariants(totals, ledger);
     assert.deepEqual(report.violations.sort(), [
-      'o-1: charged 2499, total 2500',
-      'o-2: 0 emails',
-      'o-3: 0 reservations',
-      'o-3: 2 emails',
+      'o-1: completed with net charge 2499 ≠ total 2500',
+      'o-2: completed without its confirmation email',
+      'o-3: 2 confirmation emails',
+      'o-3: completed without a reservation',
       'o-9: charge for an order not produced',
     ]);
   });

@@ -10,11 +10,11 @@ import {
   type SettingName,
 } from '../../src/config';
 
-/** `variable → default cell` of README's configuration table. */
-function readmeDefaults(): Map<string, string> {
-  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration\n'));
-  assert.ok(section, 'README.md has a "## Configuration" section');
+/** `variable → default cell` of the settings table in docs/configuration.md. */
+function documentedDefaults(): Map<string, string> {
+  const page = readFileSync(resolve(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+  const section = page.split(/^## /m).find((s) => s.startsWith('Settings\n'));
+  assert.ok(section, 'docs/configuration.md has a "## Settings" section');
   const out = new Map<string, string>();
   for (const line of section.split('\n')) {
     if (!line.startsWith('| `')) continue;
@@ -33,8 +33,8 @@ function readmeDefaults(): Map<string, string> {
   return out;
 }
 
-describe('config: README.md documents every setting', () => {
-  const documented = readmeDefaults();
+describe('config: docs/configuration.md documents every setting', () => {
+  const documented = documentedDefaults();
 
   it('lists every setting, and only settings', () => {
     assert.deepEqual([...documented.keys()].sort(), [...CONFIG_KEYS].sort());
@@ -47,7 +47,7 @@ describe('config: README.md documents every setting', () => {
       // A cell may add a note in parentheses, e.g. "– (local stack: generated)".
       assert.ok(
         cell === expected || cell?.startsWith(`${expected} (`),
-        `${name}: README shows ${JSON.stringify(cell)}, the settings table ${JSON.stringify(expected)}`,
+        `${name}: docs/configuration.md shows ${JSON.stringify(cell)}, the settings table ${JSON.stringify(expected)}`,
       );
     });
 });

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { eventIdentity, versionIdentity } from '../../src/events/identity';
-import { DEFAULT_ROUTES } from '../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../src/domains';
 import { translateMessage, type StartCommand } from '../../src/events/translate';
 import { generateOrderStream } from '../../src/tools/order-stream';
 

@@ -12,8 +12,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { KafkaReceiver } from '@dbos-inc/kafkajs-receive';
 import { logLevel, type KafkaMessage } from 'kafkajs';
-import type { OrderPlacedData } from '../../../src/events/order-events';
-import type { ReserveResult } from '../../../src/inventory/inventory-service';
+import type { OrderPlacedData } from '../../../src/domains/orders/order-events';
+import type { ReserveResult } from '../../../src/domains/orders/inventory/inventory-service';
 import { createProviderSteps, orderOfValue, readAppEnv } from '../order-steps';
 import { registerReserve } from './dbos-inventory';
 

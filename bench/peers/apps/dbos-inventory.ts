@@ -19,8 +19,11 @@
 import { PostgresDataSource } from '@dbos-inc/postgres-datasource';
 import type pg from 'pg';
 import postgres from 'postgres';
-import type { OrderPlacedData } from '../../../src/events/order-events';
-import { reserveInTransaction, type ReserveResult } from '../../../src/inventory/inventory-service';
+import type { OrderPlacedData } from '../../../src/domains/orders/order-events';
+import {
+  reserveInTransaction,
+  type ReserveResult,
+} from '../../../src/domains/orders/inventory/inventory-service';
 import { reserveInputOf } from '../order-steps';
 
 /**

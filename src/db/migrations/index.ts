@@ -5,6 +5,7 @@ import { createOrderClaims } from './0004-create-order-claims';
 import { refundEveryCharge } from './0005-refund-every-charge';
 import { claimOutlivesKeys } from './0006-claim-outlives-keys';
 import { createDlqReplays } from './0007-create-dlq-replays';
+import { entityClaims } from './0008-entity-claims';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   refundEveryCharge,
   claimOutlivesKeys,
   createDlqReplays,
+  entityClaims,
 ];

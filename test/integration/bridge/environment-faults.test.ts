@@ -10,7 +10,7 @@ import { createLedgerStore } from '../../../src/db/ledger-store';
 import { qualifyTable, quoteSchema } from '../../../src/db/schema-name';
 import { ensureTopics } from '../../../src/kafka/topics';
 import { startBridge, type RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../../src/domains';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { createClient } from '../../../src/temporal/connection';
 import { waitFor } from '../../../src/util/wait';
@@ -341,7 +341,7 @@ describe('bridge: the environment’s faults stall and alert; every order starts
     assert.deepEqual(await h.committedOffsets(), nothingYet);
     assert.match(
       w.advice('search-attributes-missing')[0]!.msg,
-      new RegExp(`search-attribute create --namespace ${namespace} --name OrderId --type Keyword`),
+      new RegExp(`search-attribute create --namespace ${namespace} --name EntityId --type Keyword`),
     );
 
     const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { startBridge } from '../../../src/kafka-bridge/bridge';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
-import { buildRouteTable } from '../../../src/events/routes';
+import { buildRouteTable } from '../../../src/domains';
 import { runReconcile } from '../../../src/reconcile/reconcile';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { produceWithJava } from '../../support/java-console-producer';

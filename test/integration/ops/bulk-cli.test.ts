@@ -4,6 +4,7 @@ import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-wor
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
+import { DOMAINS } from '../../../src/domains';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps, startProviderGate, type ProviderGate } from '../../support/ops-cli';
 import { testConfig, uniqueName } from '../../support/services';
@@ -33,6 +34,7 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
     // A held charge times out after 8 s: today's budget (6 attempts) then lasts about a
     // minute, room enough to pause it on a loaded machine before the order would park.
     const w = await createWorker({
+      domains: DOMAINS,
       connection,
       config,
       deps: { pool: env.db.pool, providers: { url: gate.url, timeoutMs: 8000 } },
@@ -360,13 +362,13 @@ describe('ops CLI: bulk retry/cancel and pause/resume (real Temporal, batch oper
       assert.equal((await pendingCharge(handle))?.paused, true);
     }
 
-    // Running orders carry no OrderStep (only parked, waiting and finished ones are written to
+    // Running orders carry no Step (only parked, waiting and finished ones are written to
     // visibility), so a bulk retry of parked orders does not select these paused ones.
     const listed = await runOps(['orders', 'list', '--prefix', batch.prefix, '--json'], cliEnv);
     assert.deepEqual(
       listed.json.orders.map((o: { step?: string }) => o.step ?? ''),
       ['', ''],
-      'no OrderStep while the charge runs',
+      'no Step while the charge runs',
     );
     const notParked = await runOps(
       ['orders', 'retry', '--all', '--prefix', batch.prefix, '--yes', '--json'],

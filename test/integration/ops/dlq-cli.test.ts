@@ -139,7 +139,7 @@ describe('ops CLI: dlq (real Kafka, bridge and Temporal)', function () {
     assert.equal((await h.describe(workflowId))!.runId, run.runId, 'the same single run');
     const visible = await waitFor(
       async () => {
-        const { count } = await h.client.workflow.count(`OrderId = '${orderId}'`);
+        const { count } = await h.client.workflow.count(`EntityId = '${orderId}'`);
         return count >= 1 ? count : undefined;
       },
       { timeoutMs: 30_000, what: 'the order in visibility' },

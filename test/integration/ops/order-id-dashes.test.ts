@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
-import type { OrderPlacedData } from '../../../src/events/order-events';
+import type { OrderPlacedData } from '../../../src/domains/orders/order-events';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';
 import { uniqueName } from '../../support/services';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { OrderPlacedData } from '../../../src/events/order-events';
+import type { OrderPlacedData } from '../../../src/domains/orders/order-events';
 import { waitFor } from '../../../src/util/wait';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';
@@ -50,7 +50,7 @@ describe('ops CLI: orders (real Temporal, worker and providers)', function () {
       },
       { timeoutMs: 30_000, intervalMs: 500, what: 'parked orders in visibility' },
     );
-    assert.match(listed.query, /OrderStep = 'needs_attention'/);
+    assert.match(listed.query, /Step = 'needs_attention'/);
     assert.match(listed.uiUrl, /\/workflows\?query=/);
     const mine = listed.orders.find((o: { orderId: string }) => o.orderId === ids[0]);
     assert.equal(mine.step, 'needs_attention');

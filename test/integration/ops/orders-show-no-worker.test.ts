@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
 import { waitFor } from '../../../src/util/wait';
-import { ATTENTION_MEMO } from '../../../src/workflows/order-definitions';
+import { ATTENTION_MEMO } from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';
 import {

@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { waitFor } from '../../../src/util/wait';
-import { ATTENTION_MEMO, type Attention } from '../../../src/workflows/order-definitions';
+import {
+  ATTENTION_MEMO,
+  type Attention,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';
 import { mapLimited, parkOrdersForOutage, statusesOf } from '../../support/provider-outage';

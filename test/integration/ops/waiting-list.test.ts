@@ -41,7 +41,7 @@ describe('ops CLI: orders list --step waiting (providers stopped, real stack)', 
       },
       { timeoutMs: 90_000, intervalMs: 1000, what: 'the order listed as waiting' },
     );
-    assert.match(waiting.query, /OrderStep = 'waiting'/);
+    assert.match(waiting.query, / Step = 'waiting'/);
     assert.equal(waiting.orders[0].orderId, order.orderId);
     assert.equal(waiting.orders[0].step, 'waiting');
     assert.equal(waiting.orders[0].status, 'RUNNING');

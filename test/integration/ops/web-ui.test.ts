@@ -4,13 +4,14 @@ import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type Browser } from 'playwright-core';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
-import { setStock } from '../../../src/inventory/stock-store';
+import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import type { RunningProviders } from '../../../src/sandbox/server';
 import { installAptPackages } from '../../../src/stack/apt';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
-import { orderStatusQuery } from '../../../src/workflows/order-definitions';
+import { DOMAINS } from '../../../src/domains';
+import { orderStatusQuery } from '../../../src/domains/orders/workflows/order-definitions';
 import { BridgeHarness } from '../../support/bridge-harness';
 import {
   createTestDatabase,
@@ -36,7 +37,7 @@ const CHROMIUM_ARGS = [
 
 /**
  * The operator's path in the real Temporal Web UI: an order from Kafka, through the bridge,
- * parked by a failing mail API; headless Debian Chromium runs `OrderStep = "needs_attention"`,
+ * parked by a failing mail API; headless Debian Chromium runs `Step = "needs_attention"`,
  * finds the order, opens it and sees its summary and the parked step.
  */
 describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chromium)', function () {
@@ -60,6 +61,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
     const connection = await NativeConnection.connect({ address: h.config.temporal.address });
     const config = testConfig();
     const w = await createWorker({
+      domains: DOMAINS,
       connection,
       // A failing mail API is a transient cause: the order waits out the window (1 h by
       // default) before it parks; one second parks it at once for the operator's view.
@@ -108,7 +110,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
     await db?.pool.end();
   });
 
-  it('runs OrderStep = "needs_attention", opens the parked order, sees summary and step', async () => {
+  it('runs Step = "needs_attention", opens the parked order, sees summary and step', async () => {
     const { uiUrl, namespace } = h.config.temporal;
     const page = await browser.newPage({ viewport: { width: 1600, height: 1100 } });
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -119,7 +121,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
           await page.goto(`${uiUrl}/namespaces/${namespace}/workflows`);
           await page.click('[data-testid=toggle-manual-query]');
           const input = page.locator('[data-testid=workflow-manual-search-input]');
-          await input.fill('OrderStep = "needs_attention"');
+          await input.fill('Step = "needs_attention"');
           await input.press('Enter');
           await page
             .getByRole('link', { name: workflowId, exact: true })
@@ -129,7 +131,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
         },
         { timeoutMs: 60_000, intervalMs: 1000, what: `${workflowId} in the query result` },
       );
-      assert.equal(new URL(page.url()).searchParams.get('query'), 'OrderStep = "needs_attention"');
+      assert.equal(new URL(page.url()).searchParams.get('query'), 'Step = "needs_attention"');
       await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-needs-attention-list.png') });
 
       await page.getByRole('link', { name: workflowId, exact: true }).first().click();
@@ -167,7 +169,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
       const metadata = await page.locator('main').innerText();
       await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-parked-order-summary.png') });
 
-      // The pending step: OrderStep = needs_attention.
+      // The pending step: Step = needs_attention.
       await page.getByText('Search Attributes', { exact: true }).first().click();
       await page.getByText('needs_attention').first().waitFor({ timeout: 30_000 });
       const attributes = await page.locator('main').innerText();
@@ -176,9 +178,10 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
         `${summaryText}\n----\n${metadata}\n----\n${attributes}`,
       );
       await page.screenshot({ path: resolve(ARTIFACTS, 'web-ui-parked-order-step.png') });
-      assert.match(attributes, /OrderStep/);
+      assert.match(attributes, /\bStep\b/);
       assert.match(attributes, /needs_attention/);
-      assert.ok(attributes.includes(orderId), 'OrderId search attribute');
+      assert.match(attributes, /EntityId/);
+      assert.ok(attributes.includes(orderId), 'EntityId search attribute');
     } finally {
       await page.close();
     }

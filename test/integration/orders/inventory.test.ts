@@ -1,12 +1,19 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
-import { createInventoryActivities } from '../../../src/activities/inventory';
-import { FAILURE_TYPES } from '../../../src/activities/failure-types';
-import { findOrderClaim, findOrderOwner, listOrderClaims } from '../../../src/db/order-claim-store';
-import type { ReserveResult, ReservedResult } from '../../../src/inventory/inventory-service';
+import { createInventoryActivities } from '../../../src/domains/orders/activities/inventory';
+import { ORDER_FAILURES } from '../../../src/domains/orders/workflows/order-failures';
+import {
+  findOrderClaim,
+  findOrderOwner,
+  listOrderClaims,
+} from '../../../src/domains/orders/order-claim-store';
+import type {
+  ReserveResult,
+  ReservedResult,
+} from '../../../src/domains/orders/inventory/inventory-service';
 import { readOrderClaims } from '../../../src/reconcile/sources';
-import { readStock, setStock } from '../../../src/inventory/stock-store';
-import { findReservation } from '../../../src/inventory/reservation-store';
+import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
+import { findReservation } from '../../../src/domains/orders/inventory/reservation-store';
 import { uniqueName } from '../../support/services';
 import { createTestDatabase, type TestDatabase } from '../../support/providers';
 
@@ -170,8 +177,8 @@ describe('inventory activities (real Postgres)', () => {
     const orderId = uniqueName('legacy');
     // As an older worker claimed it, an hour ago: no run ID, nothing settled.
     await db.pool.query(
-      `INSERT INTO order_claims (order_id, workflow_id, fingerprint, claimed_at)
-       VALUES ($1, 'wf-legacy', 'f', now() - interval '1 hour')`,
+      `INSERT INTO entity_claims (domain, entity_id, workflow_id, fingerprint, claimed_at)
+       VALUES ('orders', $1, 'wf-legacy', 'f', now() - interval '1 hour')`,
       [orderId],
     );
     const ask = (runId: string, startedAt: Date) =>
@@ -211,7 +218,7 @@ describe('inventory activities (real Postgres)', () => {
       (err: unknown) => {
         // A business outcome the workflow branches on: typed, not retryable, with the numbers.
         assert.ok(err instanceof ApplicationFailure, String(err));
-        assert.equal(err.type, FAILURE_TYPES.outOfStock);
+        assert.equal(err.type, ORDER_FAILURES.outOfStock);
         assert.equal(err.nonRetryable, true);
         assert.deepEqual(err.details, [{ sku, requested: 5, available: 1 }]);
         return true;

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
-import { orderCancellation } from '../../../src/workflows';
-import { cancelOrderSignal } from '../../../src/workflows/order-definitions';
+import { orderCancellation } from '../../../src/domains/orders/workflows';
+import { cancelOrderSignal } from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { uniqueName } from '../../support/services';
 

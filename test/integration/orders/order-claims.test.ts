@@ -1,8 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { fingerprint } from '../../../src/events/identity';
-import { findOrderClaim } from '../../../src/db/order-claim-store';
-import { MAX_KEY_LENGTH, orderStatusQuery } from '../../../src/workflows/order-definitions';
+import { findOrderClaim } from '../../../src/domains/orders/order-claim-store';
+import {
+  MAX_KEY_LENGTH,
+  orderStatusQuery,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { waitFor } from '../../../src/util/wait';
 import { runOps } from '../../support/ops-cli';
 import { uniqueName } from '../../support/services';
@@ -53,7 +56,7 @@ describe('one order, one set of effects (real Kafka, Temporal, Postgres, provide
     const [owner, duplicate] = ownerAndOther(await p.runsOf(orderId, 2));
     assert.equal(duplicate.result.outcome, 'duplicate');
     assert.equal(duplicate.result.owner, owner.workflowId);
-    assert.equal(duplicate.step, 'duplicate', 'OrderStep search attribute');
+    assert.equal(duplicate.step, 'duplicate', 'Step search attribute');
     await assertOneSetOfEffects(orderId, sku, 10);
     assert.equal((await findOrderClaim(p.db.pool, orderId))?.workflowId, owner.workflowId);
 
@@ -110,7 +113,7 @@ describe('one order, one set of effects (real Kafka, Temporal, Postgres, provide
     const ledger = await p.ledger(orderId);
     assert.equal(ledger.charges[0]!.amountMinor, 2500, "the owner's amount, not the conflict's");
     // One Web UI query finds every order conflict.
-    const query = `OrderStep = "order_conflict" AND OrderId = '${orderId}'`;
+    const query = `Step = "order_conflict" AND EntityId = '${orderId}'`;
     await waitFor(async () => (await p.h.client.workflow.count(query)).count === 1, {
       timeoutMs: 30_000,
       what: `visibility: ${query}`,

@@ -35,8 +35,8 @@ describe('orderFulfillment on a real Temporal server', () => {
     assert.ok(status.recoveryPoints.every((p) => !Number.isNaN(Date.parse(p.at))));
     assert.equal(status.keys.reserve, `order:${order.orderId}:reserve`);
     const described = await handle.describe();
-    assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep), 'completed');
-    assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderId), order.orderId);
+    assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step), 'completed');
+    assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId), order.orderId);
     assert.equal(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.eventType), 'OrderPlaced');
   });
 

@@ -2,13 +2,13 @@ import { strict as assert } from 'node:assert';
 import type { WorkflowHandle } from '@temporalio/client';
 import { waitFor } from '../../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
-import { orderCancellation } from '../../../src/workflows';
+import { orderCancellation } from '../../../src/domains/orders/workflows';
 import {
   ATTENTION_MEMO,
   retryStepSignal,
   type Attention,
-} from '../../../src/workflows/order-definitions';
-import { FAST_PHASE_ATTEMPTS } from '../../../src/workflows/order-activities';
+} from '../../../src/domains/orders/workflows/order-definitions';
+import { FAST_PHASE_ATTEMPTS } from '../../../src/workflows/retry-classes';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { uniqueName } from '../../support/services';
 import {
@@ -101,7 +101,7 @@ describe('a provider outage (providers stopped, real Temporal server)', function
       whileWaiting: async (handles) => {
         const first = handles[0]!;
         const description = await first.describe();
-        assert.equal(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep), 'waiting');
+        assert.equal(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step), 'waiting');
         const attention = await attentionOf(first);
         assert.equal(attention?.state, 'waiting');
         assert.equal(attention?.step, 'charge');
@@ -127,10 +127,7 @@ describe('a provider outage (providers stopped, real Temporal server)', function
     await env.stopWorker();
     for (const h of parked.handles) {
       const description = await h.describe();
-      assert.equal(
-        description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep),
-        'needs_attention',
-      );
+      assert.equal(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step), 'needs_attention');
       const attention = description.memo?.[ATTENTION_MEMO] as Attention | undefined;
       assert.equal(attention?.state, 'parked');
       assert.equal(attention?.step, 'charge');

@@ -6,7 +6,7 @@ import {
   retryStepSignal,
   stepKey,
   type Attention,
-} from '../../../src/workflows/order-definitions';
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, type OrderEnv } from '../../support/order-env';
 import { postJson } from '../../support/providers';
 
@@ -52,7 +52,7 @@ describe('unknown outcome: parking in needs_attention (real Temporal server)', (
     assert.equal(parked.parked?.step, 'email');
     assert.match(parked.parked?.error ?? '', /ProviderUnavailableError|500/);
     assert.equal(
-      (await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep),
+      (await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTE.step),
       'needs_attention',
     );
     assert.equal((await env.ledger(order.orderId)).emails.length, 0);

@@ -2,15 +2,16 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { resetGroupToEarliest } from '../../../src/chaos/forget';
 import { createPool } from '../../../src/db/pool';
 import { buildEventMessage, type EventSpec } from '../../../src/events/event-message';
-import type { OrderCancelledData, OrderPlacedData } from '../../../src/events/order-events';
+import type { OrderCancelledData, OrderPlacedData } from '../../../src/domains/orders/order-events';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { setStock } from '../../../src/inventory/stock-store';
+import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import type { LedgerView } from '../../../src/sandbox/admin-routes';
 import type { RunningProviders } from '../../../src/sandbox/server';
 import { waitFor } from '../../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
 import { createWorker } from '../../../src/worker/create-worker';
-import type { OrderResult } from '../../../src/workflows/order-definitions';
+import { DOMAINS } from '../../../src/domains';
+import type { OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { getJson, startTestProviders, type TestDatabase } from '../../support/providers';
 import { uniqueName } from '../../support/services';
@@ -44,6 +45,7 @@ export class OrderPipeline {
     this.providers = await startTestProviders(this.db);
     const connection = await NativeConnection.connect({ address: this.h.config.temporal.address });
     const worker = await createWorker({
+      domains: DOMAINS,
       connection,
       config: this.h.config,
       deps: { pool: this.db.pool, providers: { url: this.providers.url, timeoutMs: 5000 } },
@@ -130,7 +132,7 @@ export class OrderPipeline {
         const handle = this.h.client.workflow.getHandle(workflowId);
         const result = (await handle.result()) as OrderResult;
         const described = await handle.describe();
-        const step = described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+        const step = described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
         return { workflowId, result, step };
       }),
     );

@@ -4,8 +4,11 @@ import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { deleteRun } from '../../../src/chaos/forget';
-import { orderCancellation, orderFulfillment } from '../../../src/workflows';
-import { cancelOrderSignal, retryStepSignal } from '../../../src/workflows/order-definitions';
+import { orderCancellation, orderFulfillment } from '../../../src/domains/orders/workflows';
+import {
+  cancelOrderSignal,
+  retryStepSignal,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { dataConverterFor } from '../../../src/temporal/data-converter';
 import { testConfig, uniqueName } from '../../support/services';

@@ -2,9 +2,12 @@ import { strict as assert } from 'node:assert';
 import { temporal } from '@temporalio/proto';
 import { deleteRun, expireProviderKeys } from '../../../src/chaos/forget';
 import { createLedgerStore } from '../../../src/db/ledger-store';
-import { findOrderClaim } from '../../../src/db/order-claim-store';
-import { orderCancellation, orderFulfillment } from '../../../src/workflows';
-import { cancelOrderSignal, type OrderResult } from '../../../src/workflows/order-definitions';
+import { findOrderClaim } from '../../../src/domains/orders/order-claim-store';
+import { orderCancellation, orderFulfillment } from '../../../src/domains/orders/workflows';
+import {
+  cancelOrderSignal,
+  type OrderResult,
+} from '../../../src/domains/orders/workflows/order-definitions';
 import { runOps } from '../../support/ops-cli';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { TEST_ADMIN_TOKEN } from '../../support/providers';

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { deleteRun, expireProviderKeys } from '../../../src/chaos/forget';
 import { createLedgerStore } from '../../../src/db/ledger-store';
-import { findOrderClaim } from '../../../src/db/order-claim-store';
+import { findOrderClaim } from '../../../src/domains/orders/order-claim-store';
 import { waitFor } from '../../../src/util/wait';
-import type { OrderCancellationResult } from '../../../src/workflows/order-cancellation';
-import type { OrderResult } from '../../../src/workflows/order-definitions';
+import type { OrderCancellationResult } from '../../../src/domains/orders/workflows/order-cancellation';
+import type { OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
 import { runOps } from '../../support/ops-cli';
 import { TEST_ADMIN_TOKEN } from '../../support/providers';
 import { uniqueName } from '../../support/services';

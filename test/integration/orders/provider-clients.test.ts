@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
-import { createEmailActivities } from '../../../src/activities/email';
-import { createPaymentActivities } from '../../../src/activities/payments';
+import { createEmailActivities } from '../../../src/domains/orders/activities/email';
+import { createPaymentActivities } from '../../../src/domains/orders/activities/payments';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { migrate } from '../../../src/db/migrate';
 import { createPool } from '../../../src/db/pool';
-import { readStock, setStock } from '../../../src/inventory/stock-store';
+import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
 import { findBinDir } from '../../../src/stack/postgres';
 import { runCommand } from '../../../src/stack/run-command';
 import { testConfig, uniqueName } from '../../support/services';

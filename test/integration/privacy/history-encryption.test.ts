@@ -5,7 +5,7 @@ import type { Config } from '../../../src/config';
 import { stackPaths } from '../../../src/stack/paths';
 import { createClient } from '../../../src/temporal/connection';
 import { generateKeyLine, parseKeyRing } from '../../../src/temporal/key-ring';
-import type { OrderResult } from '../../../src/workflows/order-definitions';
+import type { OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
 import { OrderPipeline } from '../orders/order-pipeline';
 import { uniqueName } from '../../support/services';
 

@@ -4,8 +4,9 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Config } from '../../../src/config';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
-import { orderFulfillment } from '../../../src/workflows';
-import type { OrderResult } from '../../../src/workflows/order-definitions';
+import { DOMAINS } from '../../../src/domains';
+import { orderFulfillment } from '../../../src/domains/orders/workflows';
+import type { OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { testConfig, uniqueName } from '../../support/services';
 import { workflowBundle } from '../../support/workflow-bundle';
@@ -31,6 +32,7 @@ describe('strict payload encryption (issue 23, real Temporal)', function () {
     taskQueue = uniqueName('strict-tq');
     const workerConnection = await NativeConnection.connect({ address: base.temporal.address });
     const w = await createWorker({
+      domains: DOMAINS,
       connection: workerConnection,
       config: strict,
       deps: { pool: env.db.pool, providers: { url: env.providers.url, timeoutMs: 5000 } },

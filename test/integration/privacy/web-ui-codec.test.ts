@@ -15,7 +15,7 @@ import { createClient } from '../../../src/temporal/connection';
 import { EncryptionCodec } from '../../../src/temporal/encryption-codec';
 import { eventInputOf } from '../../support/order-env';
 import { testConfig, uniqueName } from '../../support/services';
-import { orderFulfillment } from '../../../src/workflows';
+import { orderFulfillment } from '../../../src/domains/orders/workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve(__dirname, '..', '..', '..', 'artifacts');

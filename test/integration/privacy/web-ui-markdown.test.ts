@@ -1,9 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { summarizeOrderCancelled, summarizeOrderPlaced } from '../../../src/events/order-summary';
+import {
+  summarizeOrderCancelled,
+  summarizeOrderPlaced,
+} from '../../../src/domains/orders/order-summary';
 import type { StartCommand } from '../../../src/events/translate';
 import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
-import { currentDetailsOf } from '../../../src/workflows/order-details';
-import type { OrderStatus } from '../../../src/workflows/order-definitions';
+import { currentDetailsOf } from '../../../src/domains/orders/workflows/order-details';
+import type { OrderStatus } from '../../../src/domains/orders/workflows/order-definitions';
 import { testConfig } from '../../support/services';
 
 /**

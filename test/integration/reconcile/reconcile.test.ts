@@ -8,9 +8,9 @@ import {
   sampleOrderCancelled,
   sampleOrderPlaced,
 } from '../../../src/events/event-message';
-import { setStock } from '../../../src/inventory/stock-store';
+import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
-import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../../src/domains';
 import type { RunningProviders } from '../../../src/sandbox/server';
 import { runReconcile, type ReconcileReport } from '../../../src/reconcile/reconcile';
 import { waitFor } from '../../../src/util/wait';
@@ -19,9 +19,10 @@ import {
   SYSTEM_ATTRIBUTE,
   visibility,
 } from '../../../src/temporal/search-attributes';
-import { WORKFLOW_TYPE } from '../../../src/workflows/workflow-types';
+import { WORKFLOW_TYPE } from '../../../src/domains/orders/workflows/workflow-types';
 import { generateOrderStream, type OrderStream } from '../../../src/tools/order-stream';
 import { createWorker } from '../../../src/worker/create-worker';
+import { DOMAINS } from '../../../src/domains';
 import { createPool } from '../../../src/db/pool';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { startTestProviders, TEST_ADMIN_TOKEN, type TestDatabase } from '../../support/providers';
@@ -64,7 +65,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
   /** Every offset committed, `expected` workflows of this run listed, none running. */
   async function waitForQuiescence(expected: number): Promise<void> {
     await h.waitUntilAllCommitted(90_000);
-    const base = `OrderId STARTS_WITH '${prefix}'`;
+    const base = `EntityId STARTS_WITH '${prefix}'`;
     await waitFor(
       async () => {
         const [total, running] = await Promise.all([
@@ -80,10 +81,10 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
   async function stepOf(orderId: string): Promise<string | undefined> {
     const query = visibility.allOf(
       visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
-      visibility.equals(SEARCH_ATTRIBUTE.orderId, orderId),
+      visibility.equals(SEARCH_ATTRIBUTE.entityId, orderId),
     );
     for await (const info of h.client.workflow.list({ query }))
-      return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.orderStep);
+      return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
     return undefined;
   }
 
@@ -102,6 +103,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
     await setStock(db.pool, sku, 100_000);
     const connection = await NativeConnection.connect({ address: h.config.temporal.address });
     const w = await createWorker({
+      domains: DOMAINS,
       connection,
       config: h.config,
       deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },

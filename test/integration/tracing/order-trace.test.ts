@@ -5,7 +5,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type Browser } from 'playwright-core';
 import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
-import { setStock } from '../../../src/inventory/stock-store';
+import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import type { RunningProviders } from '../../../src/sandbox/server';
 import { installAptPackages } from '../../../src/stack/apt';
 import { stackPaths } from '../../../src/stack/paths';
@@ -20,7 +20,8 @@ import {
 import { flushTracing, startTracing, stopTracing } from '../../../src/tracing/sdk';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
-import { orderStatusQuery } from '../../../src/workflows/order-definitions';
+import { orderStatusQuery } from '../../../src/domains/orders/workflows/order-definitions';
+import { DOMAINS } from '../../../src/domains';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { createTestDatabase, startTestProviders, type TestDatabase } from '../../support/providers';
 import { testConfig, uniqueName } from '../../support/services';
@@ -108,6 +109,7 @@ describe('Tracing: one order, one trace, in Zipkin (real bridge, worker, provide
     Object.assign(h.config, { tracing });
     const connection = await NativeConnection.connect({ address: h.config.temporal.address });
     const w = await createWorker({
+      domains: DOMAINS,
       connection,
       config,
       deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },

@@ -5,7 +5,7 @@ import type { DlqRecord } from '../../../src/events/dlq-message';
 import type { BatchLedger } from '../../../src/kafka-bridge/ledger-view';
 import { createBridgeMetrics } from '../../../src/kafka-bridge/metrics';
 import type { BatchControls, BatchDeps } from '../../../src/kafka-bridge/partition-batch';
-import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../../src/domains';
 import type { StartCommand } from '../../../src/events/translate';
 import type { SourcePosition, StartOutcome } from '../../../src/kafka-bridge/workflow-starter';
 import {

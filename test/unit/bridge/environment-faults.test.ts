@@ -94,12 +94,12 @@ describe('fault advice: the log line names the fix', () => {
     );
     const grpc = Object.assign(new Error('3 INVALID_ARGUMENT'), {
       code: 3,
-      details: 'Namespace orders has no mapping defined for search attribute OrderId',
+      details: 'Namespace orders has no mapping defined for search attribute EntityId',
       metadata: {},
     });
     assert.match(
       advice('temporal', grpc),
-      /search-attribute create --namespace orders --name OrderId --type Keyword/,
+      /search-attribute create --namespace orders --name EntityId --type Keyword/,
     );
   });
 

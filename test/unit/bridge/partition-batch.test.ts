@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { z } from 'zod';
 import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import { handleBatch } from '../../../src/kafka-bridge/partition-batch';
-import { DEFAULT_ROUTES, type Route } from '../../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../../src/domains';
+import type { Route } from '../../../src/events/routes';
 import {
   FakeControls,
   batchOf,

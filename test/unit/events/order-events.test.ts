@@ -5,8 +5,8 @@ import {
   orderAmountMinor,
   orderCancelledDataSchema,
   orderPlacedDataSchema,
-} from '../../../src/events/order-events';
-import { formatValidationError } from '../../../src/events/translate';
+} from '../../../src/domains/orders/order-events';
+import { formatValidationError } from '../../../src/events/data-schema';
 
 type Line = { sku: string; quantity: number; unitPriceMinor: number };
 

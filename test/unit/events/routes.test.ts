@@ -1,16 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { ConfigError } from '../../../src/config';
-import { orderPlacedDataSchema } from '../../../src/events/order-events';
-import {
-  buildRouteTable,
-  checkOrderIsAggregate,
-  DEFAULT_ROUTES,
-  mergeRoutes,
-  parseExtraRoutes,
-} from '../../../src/events/routes';
+import { orderPlacedDataSchema } from '../../../src/domains/orders/order-events';
+import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/domains';
+import { checkOrderIsAggregate } from '../../../src/domains/orders/order-routes';
+import { mergeRoutes, parseExtraRoutes } from '../../../src/events/routes';
 import { translateMessage, type Translation } from '../../../src/events/translate';
-import * as workflows from '../../../src/workflows';
-import { WORKFLOW_TYPE } from '../../../src/workflows/workflow-types';
+import * as workflows from '../../../src/domains/orders/workflows';
+import * as payoutWorkflows from '../../../src/domains/payouts/workflows';
+import { WORKFLOW_TYPE } from '../../../src/domains/orders/workflows/workflow-types';
 import { headerMessage, orderPlacedData } from './fixtures';
 
 function settingsOf(fn: () => unknown): string[] {
@@ -30,12 +27,14 @@ describe('bridge: routes', () => {
     assert.equal(placed?.identity, 'aggregate-version');
     assert.equal(placed?.dataSchema, orderPlacedDataSchema, 'reuses the event contract schema');
     assert.equal(DEFAULT_ROUTES.get('OrderCancelled')?.workflowType, 'orderCancellation');
-    assert.equal(DEFAULT_ROUTES.size, 2);
+    assert.equal(DEFAULT_ROUTES.get('PayoutRequested')?.workflowType, 'payout');
+    assert.equal(DEFAULT_ROUTES.get('PayoutCancelled')?.workflowType, 'payoutCancellation');
+    assert.equal(DEFAULT_ROUTES.size, 4);
   });
 
   it('routes only to workflow functions the worker registers', () => {
     // Renaming a workflow without its route must fail here, not at the first event.
-    const registered = workflows as Record<string, unknown>;
+    const registered = { ...workflows, ...payoutWorkflows } as Record<string, unknown>;
     for (const route of DEFAULT_ROUTES.values()) {
       assert.equal(typeof registered[route.workflowType], 'function', route.workflowType);
       assert.equal((registered[route.workflowType] as { name: string }).name, route.workflowType);
@@ -124,9 +123,9 @@ describe('bridge: routes', () => {
 
   it('merges extra routes and refuses to redefine a built-in one', () => {
     const table = buildRouteTable('{"InvoiceIssued":"invoiceWorkflow"}');
-    assert.equal(table.size, 3);
+    assert.equal(table.size, 5);
     assert.equal(table.get('InvoiceIssued')?.workflowType, 'invoiceWorkflow');
-    assert.equal(DEFAULT_ROUTES.size, 2, 'the defaults are not mutated');
+    assert.equal(DEFAULT_ROUTES.size, 4, 'the defaults are not mutated');
     assert.deepEqual(
       settingsOf(() => mergeRoutes(DEFAULT_ROUTES, parseExtraRoutes({ OrderPlaced: 'mine' }))),
       ['BRIDGE_EXTRA_ROUTES.OrderPlaced: is a built-in route and cannot be redefined'],

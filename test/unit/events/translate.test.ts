@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { translateMessage, type Translation } from '../../../src/events/translate';
-import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/events/routes';
+import { buildRouteTable, DEFAULT_ROUTES } from '../../../src/domains';
+import { defineRoute } from '../../../src/events/define-route';
+import { anyJsonObjectSchema, routeTableOf } from '../../../src/events/routes';
 import { fingerprint, MAX_WORKFLOW_ID_LENGTH } from '../../../src/events/identity';
 import type { Route } from '../../../src/events/routes';
 import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
@@ -33,7 +35,7 @@ describe('bridge: translateMessage', () => {
     assert.deepEqual(t.searchAttributes, {
       EventId: EVENT_ID,
       EventType: 'OrderPlaced',
-      OrderId: 'order-123',
+      EntityId: 'order-123',
       CustomerId: 'cust-9',
     });
     assert.deepEqual(t.memo, {
@@ -131,7 +133,11 @@ describe('bridge: translateMessage', () => {
     );
     assert.equal(t.workflowType, 'invoice');
     assert.equal(t.identity, `e:${EVENT_ID}`, 'event-id strategy ignores the version');
-    assert.deepEqual(t.searchAttributes, { EventId: EVENT_ID, EventType: 'InvoiceIssued' });
+    assert.deepEqual(
+      t.searchAttributes,
+      { EventId: EVENT_ID, EventType: 'InvoiceIssued', EntityId: 'order-123' },
+      'a route naming no entity shows its aggregate, and no customer',
+    );
     assert.match(t.summary, /^InvoiceIssued `[^`]+` v\d+ → invoice$/, 'a route without summarize');
   });
 
@@ -152,7 +158,10 @@ describe('bridge: translateMessage', () => {
         ),
       );
       assert.equal(p.reason, 'unknown-event-type');
-      assert.match(p.error, /"OrderShipped" has no route \(known: OrderPlaced, OrderCancelled\)/);
+      assert.match(
+        p.error,
+        /"OrderShipped" has no route \(known: OrderPlaced, OrderCancelled, PayoutRequested, PayoutCancelled\)/,
+      );
     });
 
     it('reports every invalid field with its path', () => {
@@ -221,7 +230,17 @@ describe('bridge: translateMessage', () => {
 
   describe("fits Temporal's limits", () => {
     const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
-    const longRoutes = buildRouteTable({ Note: { workflowType: 'note', identity: 'event-id' } });
+    /** A route whose entity and customer come from the data, as a domain's route names them. */
+    const longRoutes = routeTableOf([
+      defineRoute<Record<string, unknown>>({
+        eventType: 'Note',
+        workflow: 'note',
+        identity: 'event-id',
+        schema: anyJsonObjectSchema,
+        entityId: (d) => d.orderId as string,
+        customerId: (d) => d.customerId as string,
+      }),
+    ]);
 
     it('truncates the summary to 400 bytes on a code point boundary', () => {
       const t = startOf(
@@ -281,8 +300,8 @@ describe('bridge: translateMessage', () => {
       for (const v of Object.values(a.searchAttributes)) {
         assert.ok(v.length <= 255 && utf8(v) <= 2048, `${v.length} characters`);
       }
-      assert.match(a.searchAttributes.OrderId!, /^é+~[0-9a-f]{32}$/);
-      assert.notEqual(a.searchAttributes.OrderId, b.searchAttributes.OrderId);
+      assert.match(a.searchAttributes.EntityId!, /^é+~[0-9a-f]{32}$/);
+      assert.notEqual(a.searchAttributes.EntityId, b.searchAttributes.EntityId);
       assert.equal(b.searchAttributes.CustomerId, 'c', 'a short value is untouched');
     });
 

@@ -14,7 +14,7 @@ describe('bulk selection: options to visibility query', () => {
   it('defaults to running parked orders', () => {
     assert.equal(
       buildSelectionQuery(parseSelection({}, now)),
-      "WorkflowType = 'orderFulfillment' AND OrderStep = 'needs_attention' AND ExecutionStatus = 'Running'",
+      "WorkflowType = 'orderFulfillment' AND Step = 'needs_attention' AND ExecutionStatus = 'Running'",
     );
   });
 
@@ -22,7 +22,7 @@ describe('bulk selection: options to visibility query', () => {
     const sel = parseSelection({ step: 'waiting', 'older-than': '10m', prefix: 'ord-7' }, now);
     assert.equal(
       buildSelectionQuery(sel),
-      "WorkflowType = 'orderFulfillment' AND OrderId STARTS_WITH 'ord-7' AND OrderStep = 'waiting'" +
+      "WorkflowType = 'orderFulfillment' AND EntityId STARTS_WITH 'ord-7' AND Step = 'waiting'" +
         " AND ExecutionStatus = 'Running' AND StartTime < '2026-11-23T11:50:00.000Z'",
     );
   });
@@ -53,14 +53,14 @@ describe('bulk selection: options to visibility query', () => {
     assert.equal(parkedStepFromMemo(undefined), undefined);
   });
 
-  it('pause selects the step running (no OrderStep written) or waiting; --all every step and waiting', () => {
+  it('pause selects the step running (no Step written) or waiting; --all every step and waiting', () => {
     assert.equal(
       buildPauseQuery({ step: 'charge', prefix: 'p-' }),
-      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (OrderStep IN ('charging', 'waiting') OR OrderStep IS NULL) AND OrderId STARTS_WITH 'p-'",
+      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (Step IN ('charging', 'waiting') OR Step IS NULL) AND EntityId STARTS_WITH 'p-'",
     );
     assert.equal(
       buildPauseQuery({}),
-      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (OrderStep IN ('reserving', 'charging', 'emailing', 'compensating', 'waiting') OR OrderStep IS NULL)",
+      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (Step IN ('reserving', 'charging', 'emailing', 'compensating', 'waiting') OR Step IS NULL)",
     );
   });
 });

@@ -6,8 +6,14 @@ import {
   plainOfMarkdown,
 } from '../../../src/ops/order-attention';
 import { shellCommand } from '../../../src/util/shell-quote';
-import { parkedActionOf, waitingActionOf } from '../../../src/workflows/order-details';
-import { stepKeys, type OrderStatus } from '../../../src/workflows/order-definitions';
+import {
+  parkedActionOf,
+  waitingActionOf,
+} from '../../../src/domains/orders/workflows/order-details';
+import {
+  stepKeys,
+  type OrderStatus,
+} from '../../../src/domains/orders/workflows/order-definitions';
 
 function statusOf(orderId: string, over: Partial<OrderStatus> = {}): OrderStatus {
   return { orderId, step: 'waiting', recoveryPoints: [], keys: stepKeys(orderId), ...over };

@@ -67,7 +67,28 @@ describe('signal outcomes: did the batch signal change anything?', () => {
     );
   });
 
-  it('reads OrderStep upserts and signals from history events', () => {
+  it('reads Step upserts and signals from history events', () => {
+    const keyword = (v: string) => ({
+      metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') },
+      data: Buffer.from(JSON.stringify(v)),
+    });
+    const t = timelineOf([
+      {
+        workflowExecutionStartedEventAttributes: {
+          searchAttributes: { indexedFields: { EntityId: keyword('o1') } },
+        },
+      },
+      {
+        upsertWorkflowSearchAttributesEventAttributes: {
+          searchAttributes: { indexedFields: { Step: keyword('waiting') } },
+        },
+      },
+      { workflowExecutionSignaledEventAttributes: { signalName: 'retryStep', identity: ME } },
+    ]);
+    assert.deepEqual(t, [step('waiting'), signal('retryStep', ME)]);
+  });
+
+  it('reads OrderStep upserts of histories recorded before the generic attributes', () => {
     const keyword = (v: string) => ({
       metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') },
       data: Buffer.from(JSON.stringify(v)),

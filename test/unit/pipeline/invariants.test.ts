@@ -32,7 +32,7 @@ describe('demo invariants: an order is judged by its claim once its run is gone'
     assert.deepEqual(check({ ...afterRetention, settled: 'completed' }), []);
     // Without the claim the same facts read as an order that never stood.
     assert.deepEqual(check(afterRetention), [
-      'o1: duplicate but net charge 2500',
+      'o1: duplicate with net charge 2500 ≠ 0',
       'S: stock decremented by 2, orders that stand took 0',
     ]);
   });
@@ -45,7 +45,7 @@ describe('demo invariants: an order is judged by its claim once its run is gone'
     };
     assert.deepEqual(
       check({ data, step: 'duplicate', settled: 'refunded', cancelled: true, effects: twice }, 0),
-      ['o1: 2 charges', 'o1: 2 refunds'],
+      ['o1: 2 charges (2 refunds): charged more than once'],
     );
   });
 });

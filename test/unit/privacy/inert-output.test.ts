@@ -2,15 +2,15 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { formatFields, formatTable, inert } from '../../../src/ops/output';
 import { markdownCode, shellCommand, shellQuote } from '../../../src/util/shell-quote';
-import { summarizeOrderCancelled } from '../../../src/events/order-summary';
+import { summarizeOrderCancelled } from '../../../src/domains/orders/order-summary';
 import type { StartCommand } from '../../../src/events/translate';
 import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
 import { splitCommandLine } from '../../../src/ops/main';
 import { nextCommandsOf } from '../../../src/ops/orders-commands';
 import { countByClass } from '../../../src/reconcile/classify';
 import { formatReportTable } from '../../../src/reconcile/format';
-import { currentDetailsOf } from '../../../src/workflows/order-details';
-import type { OrderStatus } from '../../../src/workflows/order-definitions';
+import { currentDetailsOf } from '../../../src/domains/orders/workflows/order-details';
+import type { OrderStatus } from '../../../src/domains/orders/workflows/order-definitions';
 
 /** What bash makes of a pasted line: the argv of `printf '%s\0'`, never anything run. */
 function argvOf(line: string): string[] {

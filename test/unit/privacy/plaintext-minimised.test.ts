@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { failureBody } from '../../../src/activities/failure-body';
 import { loadConfig } from '../../../src/config';
 import { digestOf } from '../../../src/kafka-bridge/log-digest';
-import { DEFAULT_ROUTES } from '../../../src/events/routes';
+import { DEFAULT_ROUTES } from '../../../src/domains';
 import { translateMessage, type StartCommand } from '../../../src/events/translate';
 import { customerKeywordFor } from '../../../src/temporal/customer-keyword';
 import { generateKeyLine } from '../../../src/temporal/key-ring';

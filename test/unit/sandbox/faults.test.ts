@@ -3,7 +3,7 @@ import { FaultInjector } from '../../../src/sandbox/faults';
 import { fingerprintRequest } from '../../../src/sandbox/http-util';
 import { isDeclined } from '../../../src/sandbox/payment-routes';
 import { createPrng } from '../../../src/util/prng';
-import { stepKey, stepKeys } from '../../../src/workflows/order-definitions';
+import { stepKey, stepKeys } from '../../../src/domains/orders/workflows/order-definitions';
 
 describe('sandbox provider pieces (pure)', () => {
   it('the PRNG is deterministic per seed and differs between seeds', () => {

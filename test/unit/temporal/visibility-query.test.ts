@@ -25,10 +25,10 @@ describe('visibility query builder', () => {
   });
 
   it('never lets a value close its quotes and add terms', () => {
-    const term = visibility.equals(SEARCH_ATTRIBUTE.orderId, "x' OR OrderId = 'y");
-    assert.equal(term, `OrderId = "x' OR OrderId = 'y"`);
+    const term = visibility.equals(SEARCH_ATTRIBUTE.entityId, "x' OR EntityId = 'y");
+    assert.equal(term, `EntityId = "x' OR EntityId = 'y"`);
     assert.throws(
-      () => visibility.startsWith(SEARCH_ATTRIBUTE.orderId, "p' OR 'a\\"),
+      () => visibility.startsWith(SEARCH_ATTRIBUTE.entityId, "p' OR 'a\\"),
       VisibilityValueError,
     );
   });
@@ -37,17 +37,17 @@ describe('visibility query builder', () => {
     assert.equal(
       visibility.allOf(
         visibility.equals(SYSTEM_ATTRIBUTE.workflowType, 'orderFulfillment'),
-        visibility.startsWith(SEARCH_ATTRIBUTE.orderId, 'ord-'),
+        visibility.startsWith(SEARCH_ATTRIBUTE.entityId, 'ord-'),
         undefined,
         false,
         visibility.anyOf(
-          visibility.oneOf(SEARCH_ATTRIBUTE.orderStep, ['waiting', 'charging']),
-          visibility.isUnset(SEARCH_ATTRIBUTE.orderStep),
+          visibility.oneOf(SEARCH_ATTRIBUTE.step, ['waiting', 'charging']),
+          visibility.isUnset(SEARCH_ATTRIBUTE.step),
         ),
         visibility.before(SYSTEM_ATTRIBUTE.startTime, new Date('2026-11-23T12:00:00.000Z')),
       ),
-      "WorkflowType = 'orderFulfillment' AND OrderId STARTS_WITH 'ord-' AND " +
-        "(OrderStep IN ('waiting', 'charging') OR OrderStep IS NULL) AND " +
+      "WorkflowType = 'orderFulfillment' AND EntityId STARTS_WITH 'ord-' AND " +
+        "(Step IN ('waiting', 'charging') OR Step IS NULL) AND " +
         "StartTime < '2026-11-23T12:00:00.000Z'",
     );
   });

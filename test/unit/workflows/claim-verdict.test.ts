@@ -3,9 +3,8 @@ import {
   judgeClaim,
   LEGACY_CLAIM_CLOCK_SKEW_MS,
   nothingToCompensate,
-  SETTLED_STATES,
-  type OrderClaim,
-} from '../../../src/db/order-claim';
+} from '../../../src/db/entity-claim';
+import { SETTLED_STATES, type OrderClaim } from '../../../src/domains/orders/workflows/order-claim';
 
 const claim: OrderClaim = {
   orderId: 'o-1',
@@ -67,14 +66,14 @@ describe('order claim verdicts', () => {
       runId: 'run-y',
       fingerprint: 'fp-b',
     });
-    assert.deepEqual(verdict, { kind: 'order-conflict', claim, fingerprint: 'fp-b' });
+    assert.deepEqual(verdict, { kind: 'conflict', claim, fingerprint: 'fp-b' });
     // Even under the owner's workflow ID: a different payload is never acted on.
     const sameId = judgeClaim(claim, {
       workflowId: claim.workflowId,
       runId: 'run-z',
       fingerprint: 'fp-b',
     });
-    assert.equal(sameId.kind, 'order-conflict');
+    assert.equal(sameId.kind, 'conflict');
   });
 
   it('a claim without a run ID: the run of its workflow ID that started before it is the owner', () => {

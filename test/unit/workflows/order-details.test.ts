@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { currentDetailsOf } from '../../../src/workflows/order-details';
-import { stepKeys, type OrderStatus } from '../../../src/workflows/order-definitions';
+import { currentDetailsOf } from '../../../src/domains/orders/workflows/order-details';
+import {
+  stepKeys,
+  type OrderStatus,
+} from '../../../src/domains/orders/workflows/order-definitions';
 
 const base = (): OrderStatus => ({
   orderId: 'o-1',

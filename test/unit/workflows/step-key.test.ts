@@ -5,7 +5,7 @@ import {
   stepKey,
   stepKeys,
   type StepName,
-} from '../../../src/workflows/order-definitions';
+} from '../../../src/domains/orders/workflows/order-definitions';
 
 const STEPS: StepName[] = ['reserve', 'charge', 'email', 'refund', 'release'];
 /** What an HTTP header carries safely: printable ASCII. */

@@ -11,7 +11,7 @@ import {
   describeFailure,
   TIMEOUT_FALLBACK_WINDOW_MS,
   transientCauseOf,
-} from '../../../src/workflows/order-step-runner';
+} from '../../../src/workflows/failures';
 
 const details: TransientFailureDetails = {
   transient: true,

@@ -1,0 +1,16 @@
+import { defineDomain } from '../../engine/define-domain';
+import { createOrderActivities } from './activities';
+import { orderCancelledRoute, orderPlacedRoute } from './order-routes';
+
+/**
+ * The order domain, onceflow's first user of its own engine: OrderPlaced → claim and reserve,
+ * charge, email (src/domains/orders/order-fulfillment.ts), OrderCancelled → compensate
+ * through the owner (order-cancellation.ts). docs/orders.md describes it.
+ */
+export const orders = defineDomain({
+  name: 'orders',
+  entity: 'order',
+  routes: [orderPlacedRoute, orderCancelledRoute],
+  workflowsPath: require.resolve('./workflows'),
+  activities: createOrderActivities,
+});

@@ -1,0 +1,178 @@
+// OrderPlaced → reserve → charge → confirmation email, as a saga (src/workflows/saga.ts): a
+// step table read top to bottom, each step one activity with the key `order:<orderId>:<step>`,
+// each undoable step pushing its compensation before it runs. The reserve step also claims
+// the order (in the reservation's transaction): a run that finds another run owning it ends
+// `duplicate` (same payload) or `order-conflict` and acts on nothing. Out of stock ends the
+// order `rejected`; a declined card releases the stock and ends it `declined`; a cancellation
+// (signal) unwinds the stack: release if only reserved, refund and release if charged (or if
+// the charge's outcome is unknown). A transient provider cause waits, anything else parks for
+// an operator (retryStep, resolveStep, cancelOrder). The owner settles its claim at the end.
+// Workflow code.
+import type { EventWorkflowInput } from '../../../events/workflow-input';
+import { defineSaga } from '../../../workflows/saga';
+import type { SagaStatus } from '../../../workflows/saga-status';
+import type { ClaimOutcome, SagaDefinition, SagaStep } from '../../../workflows/saga-types';
+import type { OrderActivities } from '../activities';
+import { ORDERS_DOMAIN } from './order-claim';
+import { orderCompat } from './order-calls';
+import {
+  cancelOrderSignal,
+  ORDER_KEY_KIND,
+  orderStatusQuery,
+  type OrderResult,
+} from './order-definitions';
+import { ORDER_COUNTERPARTS } from './order-details';
+import type { OrderPlacedData } from '../order-events';
+import { ORDER_FAILURES } from './order-failures';
+import type { ReserveResult } from '../inventory/inventory-service';
+
+/** The order's own fields beside the engine's status: the order ID and the charge made. */
+type OrderFields = { orderId: string; chargeId?: string };
+type OrderStepRow = SagaStep<OrderPlacedData, OrderActivities, SagaStatus & OrderFields>;
+
+/** 1. Reserve the stock and claim the order, in one transaction. Undone by a release. */
+const reserve: OrderStepRow = {
+  name: 'reserve',
+  running: 'reserving',
+  activity: 'reserveInventory',
+  retry: 'own',
+  local: orderCompat.localReserve,
+  input: ({ data, key, claimant }) => ({
+    key,
+    orderId: data.orderId,
+    items: data.items.map((l) => ({ sku: l.sku, quantity: l.quantity })),
+    ...claimant,
+  }),
+  summary: (i) => `reserve ${i.items.length} line(s) of ${i.orderId} · ${i.key}`,
+  failures: { [ORDER_FAILURES.outOfStock]: 'rejected' },
+  compensate: {
+    name: 'release',
+    activity: 'releaseInventory',
+    retry: 'own',
+    // On behalf of the owner (this run is a duplicate, the owner closed): its claim is
+    // settled `refunded` in the release's own transaction, costing no statement of its own.
+    input: ({ key, keys, workflowId, onBehalfOf }) => ({
+      key,
+      reservationKey: keys.reserve!,
+      ownerWorkflowId: onBehalfOf?.workflowId ?? workflowId,
+      ...(onBehalfOf
+        ? {
+            settle: {
+              settled: 'refunded',
+              ...(onBehalfOf.runId ? { runId: onBehalfOf.runId } : {}),
+            },
+          }
+        : {}),
+    }),
+    summary: (i) => `release ${i.reservationKey} · ${i.key}`,
+  },
+};
+
+/** 2. Charge the payment. Undone by a refund of every charge of the order. */
+const charge: OrderStepRow = {
+  name: 'charge',
+  running: 'charging',
+  activity: 'chargePayment',
+  retry: 'foreign',
+  input: ({ data, key }) => ({
+    key,
+    orderId: data.orderId,
+    customerId: data.customerId,
+    amountMinor: data.totalMinor,
+    currency: data.currency,
+  }),
+  summary: (i) => `charge ${i.amountMinor} ${i.currency} for ${i.orderId} · ${i.key}`,
+  failures: { [ORDER_FAILURES.paymentDeclined]: 'declined' },
+  // Always by order (never by charge ID): the cancellation workflow sends the same request
+  // under the same key, so whichever path runs first, the provider refunds once.
+  compensate: {
+    name: 'refund',
+    activity: 'refundPayment',
+    retry: 'foreign',
+    input: ({ data, key }) => ({ key, orderId: data.orderId }),
+    summary: (i) => `refund order ${i.orderId} · ${i.key}`,
+  },
+  done: (result, status) => {
+    status.chargeId = result.chargeId;
+  },
+};
+
+/** 3. Send the confirmation email. Nothing to undo. */
+const email: OrderStepRow = {
+  name: 'email',
+  running: 'emailing',
+  activity: 'sendEmail',
+  retry: 'foreign',
+  input: ({ data, key }) => ({
+    key,
+    orderId: data.orderId,
+    to: data.email,
+    subject: `Order ${data.orderId} confirmed`,
+    body: `Thank you. We charged ${(data.totalMinor / 100).toFixed(2)} ${data.currency}.`,
+  }),
+  summary: (i) => `confirmation email for ${i.orderId} · ${i.key}`,
+};
+
+/** The step table, top to bottom. The email is optional by deleting its line. */
+export const ORDER_STEPS: readonly OrderStepRow[] = [reserve, charge, email];
+
+/** The reserve result's verdict; a result without one (recorded before claims) is the owner's. */
+function reserveVerdict(
+  result: ReserveResult | undefined,
+  fingerprint: string,
+): ClaimOutcome | undefined {
+  if (result?.verdict === 'duplicate') return { kind: 'duplicate', claim: result.owner };
+  if (result?.verdict === 'order-conflict')
+    return { kind: 'conflict', claim: result.owner, fingerprint };
+  if (result?.verdict === 'owner' && result.reopened)
+    return { kind: 'owner', reopened: result.reopened };
+  return undefined;
+}
+
+/** The order saga: everything but the step table is how the order is claimed and shown. */
+export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderFields> = {
+  domain: ORDERS_DOMAIN,
+  entity: { kind: ORDER_KEY_KIND, id: (d) => d.orderId, customerId: (d) => d.customerId },
+  steps: ORDER_STEPS,
+  claim: {
+    step: 'reserve',
+    verdict: (result: ReserveResult, { claimant }) => reserveVerdict(result, claimant.fingerprint),
+    // Cancelled before it reserved: claim the order as cancelled, or learn its owner.
+    cancelled: {
+      activity: 'claimCancelledOrder',
+      retry: 'own',
+      input: ({ data, claimant }) => ({ orderId: data.orderId, ...claimant }),
+      summary: (i) => `claim cancelled order ${i.orderId} for ${i.workflowId}`,
+    },
+    settle: {
+      activity: 'settleOrder',
+      input: ({ data, claimant }, settled) => ({
+        orderId: data.orderId,
+        workflowId: claimant.workflowId,
+        runId: claimant.runId,
+        fingerprint: claimant.fingerprint,
+        settled: settled as 'completed',
+      }),
+      summary: (i) => `settle order ${i.orderId} as ${i.settled} for ${i.workflowId}`,
+      when: orderCompat.settles,
+    },
+  },
+  cli: 'orders',
+  counterpart: ORDER_COUNTERPARTS,
+  channels: { cancel: cancelOrderSignal, status: orderStatusQuery as never },
+  status: (d) => ({ orderId: d.orderId }),
+  result: (s) => ({ orderId: s.orderId, chargeId: s.chargeId }),
+  compat: {
+    onlyQueriedSteps: orderCompat.onlyQueriedSteps,
+    transientWaits: orderCompat.transientWaits,
+  },
+};
+
+const saga = defineSaga(ORDER_SAGA);
+
+/** The orderFulfillment workflow: one order, one set of effects. */
+export async function orderFulfillment(
+  input: EventWorkflowInput<OrderPlacedData>,
+): Promise<OrderResult> {
+  return (await saga.run(input)) as unknown as OrderResult;
+}

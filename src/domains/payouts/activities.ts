@@ -1,0 +1,117 @@
+// The payout domain's activities, one per foreign call, on the engine's public API only. The
+// sandbox payment provider's charge and refund endpoints stand for the transfer and its
+// reversal (the payout ID is the provider's `orderId`, the beneficiary its `customerId`).
+import { ApplicationFailure } from '@temporalio/common';
+import { findClaim, postToProvider, settleClaim, type ActivityDeps } from '../../index';
+import { PAYOUTS_DOMAIN, PAYOUT_FAILURES } from './workflows/payout-names';
+
+export interface TransferInput {
+  key: string;
+  payoutId: string;
+  beneficiaryId: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** The run that owns a payout (its claim), if any. */
+export interface PayoutOwner {
+  workflowId?: string;
+  runId?: string;
+  fingerprint?: string;
+  settled?: string;
+}
+
+export function createPayoutActivities(deps: ActivityDeps) {
+  const providers = () => deps.providers ?? { url: deps.config?.providers.url ?? '' };
+  return {
+    /** Our own rule: beneficiaries whose ID starts with `blocked` are refused (no I/O). */
+    async checkBeneficiary(input: { key: string; beneficiaryId: string }): Promise<void> {
+      if (/^blocked/i.test(input.beneficiaryId))
+        throw ApplicationFailure.create({
+          type: PAYOUT_FAILURES.beneficiaryBlocked,
+          message: `beneficiary ${input.beneficiaryId} is blocked`,
+          nonRetryable: true,
+        });
+    },
+    /** The transfer, under the payout's `transfer` key. */
+    async transferFunds(input: TransferInput): Promise<{ transferId: string }> {
+      const res = await postToProvider(providers(), {
+        path: '/v1/charges',
+        key: input.key,
+        body: {
+          orderId: input.payoutId,
+          customerId: input.beneficiaryId,
+          amountMinor: input.amountMinor,
+          currency: input.currency,
+        },
+      });
+      return { transferId: String((res.body as { id?: unknown }).id) };
+    },
+    /** Reverses every transfer of the payout (a 404: nothing was transferred). */
+    async reverseTransfer(input: {
+      key: string;
+      payoutId: string;
+    }): Promise<{ reversed: boolean }> {
+      const res = await postToProvider(providers(), {
+        path: '/v1/refunds',
+        key: input.key,
+        body: { orderId: input.payoutId },
+        accept: [404],
+      });
+      return { reversed: res.status !== 404 };
+    },
+    /** Tells the beneficiary, under the payout's `notify` key. */
+    async notifyBeneficiary(input: {
+      key: string;
+      payoutId: string;
+      to: string;
+      amountMinor: number;
+      currency: string;
+    }): Promise<void> {
+      await postToProvider(providers(), {
+        path: '/v1/emails',
+        key: input.key,
+        body: {
+          orderId: input.payoutId,
+          to: input.to,
+          subject: `Payout ${input.payoutId} sent`,
+          body: `We sent you ${(input.amountMinor / 100).toFixed(2)} ${input.currency}.`,
+        },
+      });
+    },
+    /** Which run owns the payout and how it settled (its claim), for a cancellation. */
+    async findPayoutOwner(input: { payoutId: string }): Promise<PayoutOwner> {
+      const claim = await findClaim(deps.pool, {
+        domain: PAYOUTS_DOMAIN,
+        entityId: input.payoutId,
+      });
+      return claim
+        ? {
+            workflowId: claim.workflowId,
+            fingerprint: claim.fingerprint,
+            ...(claim.runId ? { runId: claim.runId } : {}),
+            ...(claim.settled ? { settled: claim.settled } : {}),
+          }
+        : {};
+    },
+    /** A cancellation that reversed a paid payout records it on the owner's claim. */
+    async settleReversed(input: {
+      payoutId: string;
+      workflowId: string;
+      runId?: string;
+      fingerprint: string;
+    }): Promise<boolean> {
+      const r = await settleClaim(deps.pool, {
+        domain: PAYOUTS_DOMAIN,
+        entityId: input.payoutId,
+        workflowId: input.workflowId,
+        ...(input.runId ? { runId: input.runId } : {}),
+        fingerprint: input.fingerprint,
+        settled: 'reversed',
+      });
+      return r.settled;
+    },
+  };
+}
+
+export type PayoutActivities = ReturnType<typeof createPayoutActivities>;

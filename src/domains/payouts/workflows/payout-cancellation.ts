@@ -1,0 +1,54 @@
+// PayoutCancelled → the payout's owner (its claim) compensates: a running payout is signalled
+// (its saga reverses what it did), a paid one is reversed here under the same `reverse` key,
+// so whichever path runs first the provider reverses once. Workflow code.
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import {
+  cancelSignal,
+  proxyForeign,
+  proxyOwn,
+  stepKey,
+  type EventWorkflowInput,
+} from '../../../workflow';
+import type { PayoutActivities } from '../activities';
+import type { PayoutCancelledData } from '../payout-events';
+import { PAYOUT_KEY_KIND } from './payout-names';
+
+const own = proxyOwn<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>();
+const foreign = proxyForeign<Pick<PayoutActivities, 'reverseTransfer'>>();
+
+export interface PayoutCancellationResult {
+  payoutId: string;
+  handledBy: 'payout-not-found' | 'already-settled' | 'signalled' | 'reversed';
+  ownerWorkflowId?: string;
+  settled?: string;
+}
+
+export async function payoutCancellation(
+  input: EventWorkflowInput<PayoutCancelledData>,
+): Promise<PayoutCancellationResult> {
+  const { payoutId, reason } = input.data;
+  const owner = await own.findPayoutOwner({ payoutId });
+  if (!owner.workflowId) return { payoutId, handledBy: 'payout-not-found' };
+  const ownerWorkflowId = owner.workflowId;
+  if (owner.settled !== undefined && owner.settled !== 'completed')
+    return { payoutId, handledBy: 'already-settled', ownerWorkflowId, settled: owner.settled };
+  if (owner.settled === undefined) {
+    try {
+      await getExternalWorkflowHandle(ownerWorkflowId).signal(cancelSignal, {
+        reason: `${reason} (cancellation ${workflowInfo().workflowId})`,
+        by: `cancellation workflow ${workflowInfo().workflowId}`,
+      });
+      return { payoutId, handledBy: 'signalled', ownerWorkflowId };
+    } catch {
+      // Closed before it settled: nothing will reverse it unless we do.
+    }
+  }
+  await foreign.reverseTransfer({ key: stepKey(PAYOUT_KEY_KIND, payoutId, 'reverse'), payoutId });
+  await own.settleReversed({
+    payoutId,
+    workflowId: ownerWorkflowId,
+    runId: owner.runId,
+    fingerprint: owner.fingerprint!,
+  });
+  return { payoutId, handledBy: 'reversed', ownerWorkflowId };
+}

@@ -1,0 +1,61 @@
+import { startTracing, stopTracing } from '../tracing/sdk';
+import { redactConfig } from '../config';
+import { loadConfigOrExit } from '../config/load-or-exit';
+import type { Domain } from '../engine/define-domain';
+import { createLogger } from '../logger';
+import { connectClient, connectWorker } from '../temporal/connection';
+import { createPool } from '../db/pool';
+import { createWorker } from './create-worker';
+import { installWorkerMetrics, startParkedGauge } from './worker-metrics';
+
+/** Options of runWorker. */
+export interface RunWorkerOptions {
+  /**
+   * The domains it runs.
+   * @example domains: [giftCards]
+   */
+  domains: readonly Domain[];
+}
+
+/**
+ * A worker process's whole life: settings from the environment (or the running local stack),
+ * metrics, the pool, the worker until SIGINT/SIGTERM, then every connection closed. The SDK's
+ * runtime turns those signals into a graceful shutdown: polling stops, in-flight activities
+ * finish (or time out), then it returns. A bad setting exits 78 naming it.
+ *
+ * @example
+ * runWorker({ domains: [giftCards] }).catch((err) => { console.error(err); process.exit(1); });
+ */
+export async function runWorker(options: RunWorkerOptions): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger('worker', config.logLevel);
+  log.info({ config: redactConfig(config) }, 'starting worker');
+  startTracing('onceflow-worker', config.tracing);
+  // Before the first connection: the runtime (and its Prometheus exporter) is created once.
+  const metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
+  const connection = await connectWorker(config.temporal);
+  const client = metricsOn ? await connectClient(config) : undefined;
+  const stopGauge = client ? startParkedGauge(client, log) : undefined;
+  if (metricsOn) log.info({ port: config.worker.metricsPort }, 'worker metrics on /metrics');
+  const pool = createPool(config.database, { schema: config.database.schema });
+  try {
+    const worker = await createWorker({
+      connection,
+      config,
+      domains: options.domains,
+      deps: { pool },
+    });
+    log.info(
+      { taskQueue: config.temporal.taskQueue, domains: options.domains.map((d) => d.name) },
+      'worker polling',
+    );
+    await worker.run();
+    log.info('worker stopped');
+  } finally {
+    stopGauge?.();
+    await client?.connection.close();
+    await pool.end();
+    await connection.close();
+    await stopTracing();
+  }
+}

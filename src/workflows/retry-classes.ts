@@ -1,0 +1,99 @@
+// The two retry classes of a step, declared once: `foreign` (a provider over HTTP: transient
+// causes wait, fast then slow, anything else parks) and `own` (our own database: a short
+// budget, then park). Budgets are explicit: when one is spent the run parks in needs_attention
+// instead of guessing. Workflow code.
+import {
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
+import { BUG_FAILURES } from '../activities/failure-types';
+
+/** A step's retry class. */
+export type RetryClass = 'foreign' | 'own';
+
+/** Attempts of the fast phase: the activity's own retries (0.5 + 1 + 2 s of backoff). */
+export const FAST_PHASE_ATTEMPTS = 4;
+/**
+ * Pause between rounds of the slow phase (a durable timer in the workflow, then another fast
+ * phase), as long as the transient window lasts. Long enough not to hammer a provider that is
+ * down, short enough that runs resume within half a minute of its return. Also outlasts the
+ * sandbox's 10 s lease, so a retry that met 409 gets the first request's stored response.
+ */
+export const SLOW_PHASE_INTERVAL_MS = 30_000;
+
+/**
+ * Foreign effects over HTTP: the fast phase of Temporal's "fast/slow retries" pattern. A few
+ * attempts in a few seconds absorb a blip; when they fail on a transient cause the step runner
+ * waits SLOW_PHASE_INTERVAL_MS on a timer and runs another fast phase (one activity, a handful
+ * of events per round: history stays small over an hour). A provider's Retry-After arrives as
+ * the failure's nextRetryDelay. startToClose exceeds the provider client's 5 s timeout.
+ * `nonRetryable`: the domain's business failures (a declined card), beside the engine's bugs.
+ */
+export function foreignBudget(nonRetryable: readonly string[] = []): ActivityOptions {
+  return {
+    startToCloseTimeout: '15 seconds',
+    retry: {
+      initialInterval: '500 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '4 seconds',
+      maximumAttempts: FAST_PHASE_ATTEMPTS,
+      nonRetryableErrorTypes: [...nonRetryable, ...BUG_FAILURES],
+    },
+  };
+}
+
+/**
+ * Our own Postgres: fast, local, transactional. A short budget (about 3 s of backoff) because
+ * a database that stays down needs an operator, not more attempts; for regular and local
+ * activities alike. `nonRetryable`: the domain's business failures (out of stock).
+ */
+export function ownBudget(nonRetryable: readonly string[] = []): ActivityOptions {
+  return {
+    startToCloseTimeout: '10 seconds',
+    retry: {
+      initialInterval: '200 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '2 seconds',
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: [...nonRetryable],
+    },
+  };
+}
+
+/**
+ * The settlement of a claim: one UPDATE, as a local activity (a marker in the workflow task
+ * that ends the run, no activity task round trip). Our own database being down is the
+ * environment's fault, not the run's: it retries until the database answers (the run stays at
+ * its last step meanwhile) instead of failing a run whose effects are all done.
+ */
+export const SETTLE_BUDGET: LocalActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    // No maximumAttempts: unlimited, until the database answers.
+  },
+};
+
+/** Activities of one retry class, as regular activities (a domain module declares them once). */
+export function proxyForeign<A extends object>(nonRetryable?: readonly string[]) {
+  return proxyActivities<A>(foreignBudget(nonRetryable));
+}
+
+/** Activities on our own database, as regular activities. */
+export function proxyOwn<A extends object>(nonRetryable?: readonly string[]) {
+  return proxyActivities<A>(ownBudget(nonRetryable));
+}
+
+/**
+ * Activities on our own database as local activities: run by the worker inside the workflow
+ * task that schedules them, recorded as markers, no activity task round trip on the server.
+ * Only for calls that are safe to run again (a worker dying before the task completes runs
+ * them again): idempotent by their key.
+ */
+export function proxyOwnLocal<A extends object>(nonRetryable?: readonly string[]) {
+  return proxyLocalActivities<A>(ownBudget(nonRetryable));
+}

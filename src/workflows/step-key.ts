@@ -1,0 +1,49 @@
+// Idempotency keys from the business entity and its step. Pure (workflow code derives keys).
+import { sha256Hex, utf8Bytes } from '../util/sha256';
+
+/** Longest idempotency key we send: Stripe's limit, and the sandbox provider's. */
+export const MAX_KEY_LENGTH = 255;
+
+/** A key's kind or step: a short name a header carries as it is. */
+const NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * Characters an entity ID keeps in a key: printable ASCII except `%`, which escapes everything
+ * else (space, control characters, non-ASCII as UTF-8 bytes). The key travels in an HTTP
+ * header, where only ASCII is safe, and the escaping keeps distinct entity IDs distinct.
+ */
+function escapeKeyPart(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f && ch !== '%') out += ch;
+    else for (const b of utf8Bytes(ch)) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * The idempotency key of a step: `<kind>:<entityId>:<step>` (orders: `order:<orderId>:charge`).
+ * Derived from the business intent (the entity and the step), never from the workflow ID, so
+ * a second workflow for the same entity (a producer re-send under a fresh identity) would hit
+ * the same keys even if it got past the claim; never random or time-based, so retries, worker
+ * crashes, resets and a cancellation workflow all use the same key. At most MAX_KEY_LENGTH
+ * ASCII characters whatever the entity ID: a longer one keeps a readable head and ends with
+ * `~` and 32 hex digits of the SHA-256 of the entity ID. Throws on a kind or step that is not
+ * a short lower-case name (a programming error, caught by the first test that runs the step).
+ */
+export function stepKey(kind: string, entityId: string, step: string): string {
+  if (!NAME.test(kind) || !NAME.test(step)) {
+    throw new TypeError(
+      `key kind ${JSON.stringify(kind)} and step ${JSON.stringify(step)} must be lower-case names`,
+    );
+  }
+  const escaped = escapeKeyPart(entityId);
+  const full = `${kind}:${escaped}:${step}`;
+  if (full.length <= MAX_KEY_LENGTH) return full;
+  const hash = sha256Hex(entityId).slice(0, 32);
+  const room = MAX_KEY_LENGTH - `${kind}:~${hash}:${step}`.length;
+  // Never cut an escape (`%C3`) in half: the head stays valid, readable text.
+  const head = escaped.slice(0, room).replace(/%[0-9A-F]?$/, '');
+  return `${kind}:${head}~${hash}:${step}`;
+}

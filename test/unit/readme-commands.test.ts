@@ -1,0 +1,55 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  COMMANDS_MARKER,
+  FIRST_SCREEN_END,
+  firstScreenCommands,
+  firstScreenOf,
+  squeezed,
+} from '../support/readme-commands';
+
+const fence = '```';
+
+describe("README's first-screen commands (what the first-screen test runs)", () => {
+  it('takes each marked block line as a command and its quoted comment texts as its output', () => {
+    const readme = [
+      '# x',
+      COMMANDS_MARKER,
+      '',
+      `${fence}sh`,
+      'bash scripts/demo.sh   # ends "all hold" and "Web UI:"',
+      '# a comment line',
+      '',
+      'npm run stack:stop',
+      fence,
+      FIRST_SCREEN_END,
+      `${fence}sh`,
+      'after the first screen: not a command',
+      fence,
+    ].join('\n');
+    assert.deepEqual(firstScreenCommands(readme), [
+      { command: 'bash scripts/demo.sh', says: ['all hold', 'Web UI:'] },
+      { command: 'npm run stack:stop', says: [] },
+    ]);
+  });
+
+  it('refuses a code block on the first screen without the marker, and a README without an end', () => {
+    assert.throws(
+      () => firstScreenCommands(`${fence}sh\nnpm run demo\n${fence}\n${FIRST_SCREEN_END}\n`),
+      /lacks "<!-- readme-commands -->"/,
+    );
+    assert.throws(() => firstScreenOf('# x\n'), /no "<!-- first screen ends -->" marker/);
+  });
+
+  it('squeezes padded output as README quotes it', () => {
+    assert.equal(squeezed('  invariants           all hold'), ' invariants all hold');
+  });
+
+  it('README.md has a first screen of at most 60 lines with the demo and test commands', () => {
+    const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
+    assert.ok(firstScreenOf(readme).trimEnd().split('\n').length <= 60);
+    const commands = firstScreenCommands(readme).map((c) => c.command);
+    assert.deepEqual(commands.slice(0, 2), ['bash scripts/demo.sh', 'bash scripts/test.sh']);
+  });
+});
