@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { traceLogFields } from './tracing/active';
 
 export type { Logger } from 'pino';
 
@@ -10,6 +11,8 @@ export function createLogger(name: string, level = 'info'): Logger {
   return pino({
     name,
     level,
+    // trace_id and span_id of the active span, so a line finds its order's trace (tracing on).
+    mixin: traceLogFields,
     redact: {
       paths: ['*.password', '*.apiKey', '*.sasl.password', 'password', 'apiKey'],
       censor: '***',

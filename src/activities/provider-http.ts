@@ -5,6 +5,7 @@ import type { TransientFailureDetails } from './transient-failure';
 import { failureBody } from './failure-body';
 import { FAILURE_TYPES } from './failure-types';
 import { postJson, type HttpResponse } from './http-post';
+import { tracedRequest } from '../tracing/http';
 
 /** Where the provider APIs live and how long one HTTP call may take. */
 export interface ProviderClientOptions {
@@ -115,11 +116,15 @@ export async function postToProvider(
   const endpoint = `POST ${request.path}`;
   let res: HttpResponse;
   try {
-    res = await postJson(
-      `${options.url}${request.path}`,
+    const url = `${options.url}${request.path}`;
+    // A span of its own with `traceparent` sent, so the provider's side joins the order's trace.
+    res = await tracedRequest(
       { 'idempotency-key': request.key },
-      request.body,
-      options.timeoutMs ?? 5000,
+      {
+        method: 'POST',
+        url,
+        send: (headers) => postJson(url, headers, request.body, options.timeoutMs ?? 5000),
+      },
     );
   } catch (err) {
     // postJson's deadline is a TimeoutError; everything else is the connection (refused,

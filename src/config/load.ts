@@ -269,6 +269,16 @@ function toConfig(e: Env) {
       /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long a step retries a transient cause. */
       transientRetryWindowMs: e.ORDER_TRANSIENT_RETRY_WINDOW,
     },
+    tracing: {
+      /** ONCEFLOW_TRACING=on: spans are made and exported (src/tracing). */
+      on: e.ONCEFLOW_TRACING === 'on',
+      exporter: e.OTEL_TRACES_EXPORTER,
+      /** undefined: the OTLP exporter reads OTEL_EXPORTER_OTLP_* from the environment. */
+      otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+      zipkinEndpoint: e.OTEL_EXPORTER_ZIPKIN_ENDPOINT,
+      /** Template of a trace's page, `{traceId}` replaced; undefined: no links. */
+      traceUrl: e.ONCEFLOW_TRACE_URL,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

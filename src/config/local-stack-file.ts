@@ -42,6 +42,11 @@ export const LOCAL_STACK_SETTINGS = [
   'DATABASE_URL',
   'ONCEFLOW_ENCRYPTION_KEY_FILE',
   'PROVIDERS_ADMIN_TOKEN',
+  // Only when the stack was started with ONCEFLOW_TRACING=on: its Zipkin (src/stack/zipkin.ts).
+  'ONCEFLOW_TRACING',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_ZIPKIN_ENDPOINT',
+  'ONCEFLOW_TRACE_URL',
 ] as const;
 
 export type LocalStackSetting = (typeof LOCAL_STACK_SETTINGS)[number];
@@ -59,6 +64,11 @@ export type LocalStackEnv = {
   ONCEFLOW_ENCRYPTION_KEY_FILE?: string;
   /** Token of the sandbox providers' admin API and mail log (issue 17). */
   PROVIDERS_ADMIN_TOKEN?: string;
+  /** Set when the stack runs a trace viewer (ONCEFLOW_TRACING=on at its start). */
+  ONCEFLOW_TRACING?: string;
+  OTEL_TRACES_EXPORTER?: string;
+  OTEL_EXPORTER_ZIPKIN_ENDPOINT?: string;
+  ONCEFLOW_TRACE_URL?: string;
 };
 
 /** What both sides read from the state file. */

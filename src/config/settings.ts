@@ -340,6 +340,42 @@ export const SETTINGS = {
       'the stack writes its state and onceflow processes look for it.',
     shownDefault: '`.onceflow/`',
   },
+  ONCEFLOW_TRACING: {
+    parse: z.enum(['on', 'off'], 'must be on or off'),
+    default: 'off',
+    doc:
+      '`on`: one OpenTelemetry trace per order, from the Kafka record (its `traceparent` ' +
+      'header, else a new trace) through the bridge, the workflow, its activities and the ' +
+      'provider calls, exported with OTEL_TRACES_EXPORTER. `off`: no SDK is started and the ' +
+      'tracer is a no-op. `npm run stack` with it on also starts a Zipkin (docs/tracing.md).',
+  },
+  OTEL_TRACES_EXPORTER: {
+    parse: z.enum(['otlp', 'zipkin'], 'must be otlp or zipkin'),
+    default: 'otlp',
+    doc:
+      'Where spans go when ONCEFLOW_TRACING=on (the standard OpenTelemetry variable): `otlp` ' +
+      'over HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (the OTLP exporter reads the other standard ' +
+      'OTEL_EXPORTER_OTLP_* variables itself), `zipkin` to OTEL_EXPORTER_ZIPKIN_ENDPOINT.',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    parse: httpUrl,
+    doc: 'OTLP/HTTP collector base URL (spans go to `/v1/traces` under it).',
+    shownDefault: '`http://localhost:4318`',
+  },
+  OTEL_EXPORTER_ZIPKIN_ENDPOINT: {
+    parse: httpUrl,
+    doc: "Zipkin's span intake (`.../api/v2/spans`) for OTEL_TRACES_EXPORTER=zipkin.",
+    shownDefault: '`http://localhost:9411/api/v2/spans`',
+  },
+  ONCEFLOW_TRACE_URL: {
+    parse: nonEmpty.refine(
+      (s) => s.includes('{traceId}') && URL.canParse(s.replace('{traceId}', '0')),
+      'must be a URL containing {traceId}, e.g. http://127.0.0.1:9411/zipkin/traces/{traceId}',
+    ),
+    doc:
+      "A trace's page in the trace viewer, `{traceId}` replaced by the ID: shown in the Web " +
+      "UI's workflow details and by the demo. Unset: no link (the local stack sets its Zipkin's).",
+  },
   CODEC_SERVER_CORS_ORIGIN: {
     parse: httpUrl,
     doc: 'The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL.',

@@ -1,3 +1,4 @@
+import { traceOfDetails } from '../kafka-bridge/workflow-starter';
 import { redactUrl } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import { startPreparedStack } from '../setup/dev-stack';
@@ -134,6 +135,7 @@ async function main(): Promise<number> {
       [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
     const query = visibility.startsWith(SEARCH_ATTRIBUTE.entityId, scenario.prefix);
+    const trace = config.tracing.on ? await oneOrderTrace(client, query) : undefined;
     process.stdout.write(
       [
         '',
@@ -147,6 +149,7 @@ async function main(): Promise<number> {
         `  invariants           ${violations.length === 0 ? 'all hold' : `${violations.length} BROKEN`}`,
         ...violations.slice(0, 20).map((v) => `    ✗ ${v}`),
         `  this run in the UI   ${workflowListUrl(config.temporal.uiUrl, config.temporal.namespace, query)}`,
+        ...(trace ? [`  one order's trace    ${trace.link ?? trace.traceId}`] : []),
         `  logs                 ${stack.paths.logs}/demo-*.log`,
         values.stop
           ? '  stack                stopped'
@@ -163,6 +166,22 @@ async function main(): Promise<number> {
     await pool.end();
     if (values.stop) await stack.stop();
   }
+}
+
+/**
+ * The trace of one completed order of this run (ONCEFLOW_TRACING=on), as the bridge wrote it
+ * into the workflow's details: its link when ONCEFLOW_TRACE_URL is set, else its ID.
+ */
+async function oneOrderTrace(
+  client: Awaited<ReturnType<typeof connectClient>>,
+  runQuery: string,
+): Promise<{ traceId: string; link?: string } | undefined> {
+  const query = visibility.allOf(runQuery, visibility.equals(SEARCH_ATTRIBUTE.step, 'completed'));
+  for await (const info of client.workflow.list({ query, pageSize: 1 })) {
+    const handle = client.workflow.getHandle(info.workflowId, info.runId);
+    return traceOfDetails(await (await handle.describe()).staticDetails());
+  }
+  return undefined;
 }
 
 main().then(

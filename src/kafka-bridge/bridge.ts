@@ -213,7 +213,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
           ledger,
           start: (cmd, source, signal) =>
             options.client.withAbortSignal(signal, () =>
-              startOrDeduplicate(options.client, taskQueue, cmd, source),
+              startOrDeduplicate(options.client, taskQueue, cmd, source, {
+                traceUrl: config.tracing.traceUrl,
+              }),
             ),
           sendToDlq: async (record) => {
             await producer.send({

@@ -15,6 +15,7 @@ import { readableEndOf } from '../kafka/kafka-fetch-patch';
 import type { RouteTable } from '../events/routes';
 import type { StartCommand, TranslateOptions, Translation } from '../events/translate';
 import { runLimited } from '../util/run-limited';
+import { withRecordSpan } from '../tracing/kafka-record';
 
 /** Everything the batch handler talks to; injected by the bridge (and by tests). */
 export interface BatchDeps extends StepDeps {
@@ -121,7 +122,12 @@ export async function handleBatch(
       groupItems(items).map((group) => async () => {
         for (const item of group) {
           if (!controls.shouldContinue()) return;
-          const outcome = await handleMessage(item, ctx);
+          const outcome = await withRecordSpan(
+            item.message,
+            { topic, partition },
+            () => handleMessage(item, ctx),
+            (o) => o.kind,
+          );
           if (outcome.kind === 'retry') return;
           tracker.markHandled(item.index);
           // kafkajs heartbeats only when asked (throttled to heartbeatInterval); a long batch

@@ -1,3 +1,4 @@
+import { startTracing, stopTracing } from '../tracing/sdk';
 import { Connection } from '@temporalio/client';
 import { ConfigError, redactConfig } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
@@ -51,6 +52,8 @@ export async function runBridge(options: RunBridgeOptions): Promise<void> {
     process.exit(70);
   }
   log.info({ config: redactConfig(config) }, 'starting bridge');
+  // Before the client: its interceptors follow whether tracing is on.
+  startTracing('onceflow-bridge', config.tracing);
 
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
   const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
@@ -96,5 +99,6 @@ export async function runBridge(options: RunBridgeOptions): Promise<void> {
     server.close();
     await pool.end();
     await connection.close();
+    await stopTracing();
   }
 }

@@ -11,6 +11,7 @@ import { classifyAlreadyStarted } from './dedup';
 import { MAX_DETAILS_BYTES, truncateText } from '../events/temporal-limits';
 import type { StartCommand } from '../events/translate';
 import { markdownCode } from '../util/shell-quote';
+import { activeTraceId, traceLinkOf } from '../tracing/active';
 
 export type StartOutcome =
   | { kind: 'started'; runId: string }
@@ -40,18 +41,35 @@ function searchAttributesOf(cmd: StartCommand): SearchAttributePair[] {
  * Static details in the Web UI: the event's identity and where it was consumed; at most
  * MAX_DETAILS_BYTES (Temporal's limit), which bounded IDs keep it far below anyway. The UI
  * renders them as Markdown: IDs the producer chose are code spans that no backtick can close
- * (the event type is a checked name, the topic one of ours).
+ * (the event type is a checked name, the topic one of ours). With tracing on, the order's
+ * trace: its ID, linked to the trace viewer when ONCEFLOW_TRACE_URL is set (the ID is hex).
  */
-export function detailsOf(cmd: StartCommand, source: SourcePosition): string {
+export function detailsOf(
+  cmd: StartCommand,
+  source: SourcePosition,
+  trace?: { traceId: string; link?: string },
+): string {
   return truncateText(
     [
       `**event** ${cmd.eventType} ${markdownCode(cmd.eventId)}`,
       `**identity** ${markdownCode(cmd.identity)}`,
       `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
       `**fingerprint** ${markdownCode(cmd.fingerprint)}`,
+      ...(trace
+        ? [`**trace** ${trace.link ? `[${trace.traceId}](${trace.link})` : trace.traceId}`]
+        : []),
     ].join('\n\n'),
     MAX_DETAILS_BYTES,
   );
+}
+
+/** The trace detailsOf wrote into a workflow's details (ID and link), or undefined. */
+export function traceOfDetails(
+  details: string | undefined,
+): { traceId: string; link?: string } | undefined {
+  const m = /\*\*trace\*\* (?:\[([0-9a-f]{32})\]\(([^)\s]+)\)|([0-9a-f]{32}))/.exec(details ?? '');
+  if (!m) return undefined;
+  return m[3] ? { traceId: m[3] } : { traceId: m[1]!, link: m[2] };
 }
 
 /**
@@ -76,7 +94,13 @@ export async function startOrDeduplicate(
   taskQueue: string,
   cmd: StartCommand,
   source: SourcePosition,
+  options: {
+    /** ONCEFLOW_TRACE_URL: the trace link in the workflow's details. Default: none. */
+    traceUrl?: string;
+  } = {},
 ): Promise<StartOutcome> {
+  const traceId = activeTraceId();
+  const trace = traceId ? { traceId, link: traceLinkOf(traceId, options.traceUrl) } : undefined;
   const input: EventWorkflowInput<unknown> = {
     data: cmd.data,
     event: {
@@ -99,7 +123,7 @@ export async function startOrDeduplicate(
       memo: { ...cmd.memo, source },
       typedSearchAttributes: searchAttributesOf(cmd),
       staticSummary: cmd.summary,
-      staticDetails: detailsOf(cmd, source),
+      staticDetails: detailsOf(cmd, source, trace),
     });
     return { kind: 'started', runId: handle.firstExecutionRunId };
   } catch (err) {

@@ -3,6 +3,7 @@ import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
 import { createLogger } from '../logger';
 import { startProviders } from './server';
+import { startTracing, stopTracing } from '../tracing/sdk';
 
 /**
  * `npm run providers`: the sandbox payment and mail APIs on the port of PROVIDERS_URL, with
@@ -11,6 +12,7 @@ import { startProviders } from './server';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env, { temporalPayloads: false });
   const log = createLogger('providers', config.logLevel);
+  startTracing('onceflow-providers', config.tracing);
   const schema = config.providers.dbSchema;
   const pool = createPool(config.database, { schema });
   await migrate(pool, { schema });
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
     void providers
       .close()
       .then(() => pool.end())
+      .then(() => stopTracing())
       .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);

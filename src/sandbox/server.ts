@@ -9,6 +9,7 @@ import type { IdempotencyContext } from './idempotent-request';
 import { reapExpiredKeys } from './key-store';
 import { routeMail } from './mail-routes';
 import { routePayments } from './payment-routes';
+import { withServerSpan } from '../tracing/http';
 
 /** Options of the sandbox providers' HTTP service. */
 export interface StartProvidersOptions {
@@ -59,6 +60,10 @@ export async function startProviders(options: StartProvidersOptions): Promise<Ru
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://providers');
+    // Continues the caller's traceparent: the provider's side is in the order's trace.
+    await withServerSpan(req, res, url.pathname, () => serve(req, res, url));
+  };
+  const serve = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     try {
       if (isPrivilegedRoute(req.method, url.pathname)) requireAdminToken(req, options.adminToken);
       const served =

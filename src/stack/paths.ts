@@ -18,6 +18,8 @@ export const VERSIONS = {
   temporalServer: '1.32.0',
   /** github.com/temporalio/ui-server/v2: the Web UI the temporal CLI above embeds. */
   temporalUiServer: '2.54.1',
+  /** io.zipkin:zipkin-server (exec jar), the trace viewer started with ONCEFLOW_TRACING=on. */
+  zipkin: '3.6.1',
 } as const;
 
 /** The git-ignored folder that holds binaries, jars, data and logs of the dev stack. */

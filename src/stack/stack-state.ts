@@ -9,9 +9,10 @@ import { DEFAULT_TOPOLOGY, type StackTopology } from './topology';
 /**
  * A process of the stack: `temporal` (dev server or real server), `temporal-ui` (the real
  * server's Web UI), `kafka` (the single broker) or `kafka-controller` and `kafka-1`..`kafka-3`
- * (the cluster), `postgres`, `codec`.
+ * (the cluster), `postgres`, `codec`, `zipkin` (the trace viewer, ONCEFLOW_TRACING=on).
  */
-export type ServiceName = 'temporal' | 'temporal-ui' | KafkaProcessName | 'postgres' | 'codec';
+export type ServiceName =
+  'temporal' | 'temporal-ui' | KafkaProcessName | 'postgres' | 'codec' | 'zipkin';
 
 /** What `.onceflow/stack.json` records about a running stack. */
 export interface StackState {

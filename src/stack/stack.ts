@@ -36,6 +36,7 @@ import {
 } from './temporal-server';
 import { installTemporalUi, startTemporalUi, waitForTemporalUi } from './temporal-ui';
 import { prepareTemporalDatabases } from './temporal-server-db';
+import { installZipkin, startZipkin, waitForZipkin, zipkinSettings } from './zipkin';
 
 export {
   killStackNow,
@@ -81,6 +82,14 @@ function devKeyEnv(
       env.ONCEFLOW_ENCRYPTION_KEY_FILE || ensureDevKeyFile(paths.encryptionKeys),
     PROVIDERS_ADMIN_TOKEN: env.PROVIDERS_ADMIN_TOKEN || ensureDevToken(paths.providersAdminToken),
   };
+}
+
+/**
+ * ONCEFLOW_TRACING=on asks the stack for a trace viewer too (src/stack/zipkin.ts); the value
+ * is checked where it is a setting (src/config/settings.ts).
+ */
+function tracingWanted(env: NodeJS.ProcessEnv): boolean {
+  return env.ONCEFLOW_TRACING?.trim().toLowerCase() === 'on';
 }
 
 /** Services named by the environment, used as they are and not started. */
@@ -165,6 +174,9 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         );
       }
       log('reusing the stack that is already running');
+      if (tracingWanted(env) && !previous.pids.zipkin) {
+        log('it runs no trace viewer: stop it (npm run stack:stop) to start one with tracing on');
+      }
       const state = { ...previous, env: { ...previous.env, ...devKeyEnv(env, paths) } };
       return { state, paths, owned: false, stop: async () => undefined };
     }
@@ -175,7 +187,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
 
   const realServer = topology.temporal === 'server' && !external.temporal;
   const installStarted = Date.now();
-  const [temporalBin, serverInstall, , pgInstall] = await Promise.all([
+  const tracing = tracingWanted(env);
+  const [temporalBin, serverInstall, , pgInstall, zipkinJar] = await Promise.all([
     external.temporal || realServer ? undefined : installTemporal(paths, log),
     // The UI after the server: two Go builds at once only slow each other on a small machine.
     realServer
@@ -186,6 +199,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       : undefined,
     external.kafka ? undefined : installKafka(paths, log),
     external.postgres ? undefined : installPostgres(paths, log),
+    tracing ? installZipkin(paths, log) : undefined,
   ]);
   log(`installed in ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
 
@@ -195,6 +209,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     ui: await pickPort(envPort(env, 'ONCEFLOW_TEMPORAL_UI_PORT', 8233), taken),
     postgres: await pickPort(envPort(env, 'ONCEFLOW_POSTGRES_PORT', 55432), taken),
     codec: await pickPort(envPort(env, 'ONCEFLOW_CODEC_PORT', 8089), taken),
+    zipkin: zipkinJar ? await pickPort(envPort(env, 'ONCEFLOW_ZIPKIN_PORT', 9411), taken) : 0,
   };
   const kafkaLayout = external.kafka
     ? undefined
@@ -281,6 +296,15 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         ),
       );
     }
+    if (zipkinJar) {
+      state.pids.zipkin = startZipkin(paths, zipkinJar, ports.zipkin);
+      state.ports.push(ports.zipkin);
+      state.versions.zipkin = VERSIONS.zipkin;
+      Object.assign(state.env, zipkinSettings(ports.zipkin));
+      waits.push(
+        readyWhileAlive(state.pids.zipkin, 'zipkin', waitForZipkin(ports.zipkin, timeoutMs)),
+      );
+    }
     let postgresReady: Promise<void> = Promise.resolve();
     if (pgInstall) {
       state.pids.postgres = await startPostgres(paths, pgInstall, ports.postgres);
@@ -325,6 +349,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       ...(kafkaLayout?.nodes.map((n) => n.name) ?? []),
       'postgres',
       'codec',
+      'zipkin',
     ];
     const logs = names
       .filter((n) => existsSync(join(paths.logs, `${n}.log`)))

@@ -3,6 +3,7 @@ import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import { dataConverterFor } from './data-converter';
+import { clientTracingInterceptors } from '../tracing/worker';
 
 type TlsOption = ConnectionOptions['tls'];
 
@@ -40,6 +41,8 @@ export function createClient(
     connection,
     namespace: config.temporal.namespace,
     dataConverter: dataConverterFor(config),
+    // Starts carry the caller's trace into the workflow's headers (tracing on only).
+    interceptors: { workflow: clientTracingInterceptors() },
   });
 }
 
@@ -49,7 +52,12 @@ export async function connectClient(
 ): Promise<Client> {
   const converter = dataConverterFor(config); // no key: fail before dialling
   const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
-  return new Client({ connection, namespace: config.temporal.namespace, dataConverter: converter });
+  return new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    dataConverter: converter,
+    interceptors: { workflow: clientTracingInterceptors() },
+  });
 }
 
 /** The worker's native (Rust core) connection, with the same settings as the client's. */

@@ -5,6 +5,8 @@ import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
+import { activeTracing } from '../tracing/active';
+import { workerTracingOptions } from '../tracing/worker';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -26,7 +28,8 @@ export interface CreateWorkerOptions {
    */
   taskQueue?: string;
   /**
-   * A prebuilt workflow bundle (tests bundle once). Default: the engine's and the domains'
+   * A prebuilt workflow bundle (tests bundle once; with tracing on, one with the tracing
+   * interceptors: test/support/workflow-bundle.ts). Default: the engine's and the domains'
    * workflows bundled by a child process and cached (see prepareWorkflowBundle).
    * @example workflowBundle: { codePath: '/var/cache/onceflow/workflows.js' }
    */
@@ -51,7 +54,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     // Same converter as every client: histories hold only ciphertext (issue 17).
     dataConverter: dataConverterFor(config),
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
-    workflowBundle: options.workflowBundle ?? (await prepareWorkflowBundle({ domains })),
+    // With tracing on, the bundle carries the SDK's workflow interceptors (a bundle of its own).
+    workflowBundle:
+      options.workflowBundle ??
+      (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() })),
+    ...workerTracingOptions(),
     // Provider URL from config unless the caller injected its own (tests run their own sandbox);
     // the transient retry window from config unless the injected providers name one.
     activities: activitiesOfDomains(domains, {

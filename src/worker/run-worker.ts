@@ -1,3 +1,4 @@
+import { startTracing, stopTracing } from '../tracing/sdk';
 import { redactConfig } from '../config';
 import { loadConfigOrExit } from '../config/load-or-exit';
 import type { Domain } from '../engine/define-domain';
@@ -29,6 +30,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger('worker', config.logLevel);
   log.info({ config: redactConfig(config) }, 'starting worker');
+  startTracing('onceflow-worker', config.tracing);
   // Before the first connection: the runtime (and its Prometheus exporter) is created once.
   const metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
   const connection = await connectWorker(config.temporal);
@@ -54,5 +56,6 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     await client?.connection.close();
     await pool.end();
     await connection.close();
+    await stopTracing();
   }
 }

@@ -94,18 +94,22 @@ export async function prepareWorkflowBundle(options: {
   domains: readonly Domain[];
   /** Folder for cached bundles; default `<tmpdir>/onceflow-workflow-bundles`. */
   cacheDir?: string;
+  /** Bundle the OpenTelemetry workflow interceptors too (ONCEFLOW_TRACING=on). Default: false. */
+  tracing?: boolean;
 }): Promise<{ codePath: string }> {
   const cacheDir = options.cacheDir ?? DEFAULT_CACHE_DIR;
   const entry = workflowEntry(options.domains, cacheDir);
+  const traced = options.tracing ? '-traced' : '';
   const codePath = join(
     cacheDir,
-    `workflows-${hashSources(readFileSync(entry, 'utf8'), options.domains)}.js`,
+    `workflows-${hashSources(readFileSync(entry, 'utf8'), options.domains)}${traced}.js`,
   );
   if (existsSync(codePath)) return { codePath };
   // Same runtime and loader flags as this process (tsx in development, none for compiled JS).
   const script = join(__dirname, `bundle-workflows${extname(__filename)}`);
   await new Promise<void>((done, fail) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, entry, codePath], {
+    const args = [...process.execArgv, script, entry, codePath, ...(traced ? ['--tracing'] : [])];
+    const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
