@@ -5,7 +5,7 @@
 // check the claim against the same expiries.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
-import { adminHeaders } from '../sandbox/admin-auth';
+import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import type { ExpireKeysInput } from '../sandbox/key-store';
 import { forEachLimited } from '../../src/util/run-limited';
 import { waitFor } from '../../src/util/wait';

@@ -10,7 +10,7 @@ import type { Fleet } from './fleet';
 import type { InjectedFault } from './report';
 import { describeFault, faultDetail, type ScheduledFault } from './schedule';
 import { letTimePass, type TimePassesContext, type TimePassesReport } from './time-passes';
-import { adminHeaders } from '../sandbox/admin-auth';
+import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { applyTopologyFault, withKafka } from './topology-faults';
 
 export interface InjectContext {

@@ -2,7 +2,8 @@
  * The hostile message kinds: each builds one message from the seeded random source and says
  * what the bridge should do with it.
  */
-import { buildEventMessage, sampleOrderPlaced } from '../../src/events/event-message';
+import { buildEventMessage } from '../../src/events/event-message';
+import { sampleOrderPlaced } from '../../src/domains/orders/order-samples';
 import {
   deepJson,
   INVALID_UTF8,

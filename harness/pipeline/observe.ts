@@ -9,7 +9,7 @@ import {
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
 import { waitFor } from '../../src/util/wait';
 import type { OrderEffects } from './invariants';
-import { adminHeaders } from '../sandbox/admin-auth';
+import { adminHeaders } from '../../src/reconcile/provider-ledger';
 
 /** Final OrderStep of every orderFulfillment workflow whose OrderId starts with `prefix`. */
 export async function readOrderSteps(client: Client, prefix: string): Promise<Map<string, string>> {

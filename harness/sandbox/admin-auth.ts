@@ -25,8 +25,3 @@ export function requireAdminToken(req: IncomingMessage, token: string | undefine
     throw new HttpError(401, 'unauthorized', 'bearer token required');
   }
 }
-
-/** Headers a client of the admin API sends (chaos, demo, reconcile, ops, tests). */
-export function adminHeaders(token: string | undefined): Record<string, string> {
-  return token ? { authorization: `Bearer ${token}` } : {};
-}

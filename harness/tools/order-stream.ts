@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import { HEADER } from '../../src/events/envelope';
 import { createPrng } from '../../src/util/prng';
-import {
-  buildEventMessage,
-  sampleOrderCancelled,
-  sampleOrderPlaced,
-  type KafkaRecord,
-} from '../../src/events/event-message';
+import { buildEventMessage, type KafkaRecord } from '../../src/events/event-message';
+import { sampleOrderCancelled, sampleOrderPlaced } from '../../src/domains/orders/order-samples';
 import { EVENT_TYPES, type OrderPlacedData } from '../../src/domains/orders/order-events';
 
 /** What the generated stream contains besides one clean OrderPlaced per order. */

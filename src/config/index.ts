@@ -16,5 +16,3 @@ export type { ConfigOrigin, SettingSource } from './sources';
 export { redactConfig, redactUrl } from './redact';
 export { SETTINGS } from './settings';
 export type { SettingSpec } from './setting-spec';
-/** Re-exported for code written against src/config; the rule lives in src/events/dlq-topic.ts. */
-export { dlqTopicOf } from '../events/dlq-topic';

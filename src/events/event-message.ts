@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import { HEADER } from './envelope';
-import type { OrderPlacedData, OrderCancelledData } from '../domains/orders/order-events';
 
 /** One event as a producer sends it (docs/architecture.md, "Event contract"). */
 export interface EventSpec<TData = unknown> {
@@ -46,32 +45,4 @@ export function buildEventMessage(spec: EventSpec, style: EnvelopeStyle = 'heade
   if (spec.aggregateVersion !== undefined)
     headers[HEADER.aggregateVersion] = String(spec.aggregateVersion);
   return { key: spec.aggregateId, value: JSON.stringify({ data: spec.data }), headers };
-}
-
-/** A valid OrderPlaced payload: `lines` SKUs, totals consistent. */
-export function sampleOrderPlaced(
-  orderId: string,
-  options: { customerId?: string; lines?: number; sku?: (i: number) => string } = {},
-): OrderPlacedData {
-  const lines = options.lines ?? 2;
-  const items = Array.from({ length: lines }, (_, i) => ({
-    sku: options.sku?.(i) ?? `SKU-${(i % 5) + 1}`,
-    quantity: 1 + (i % 3),
-    unitPriceMinor: 1250 + 100 * i,
-  }));
-  return {
-    orderId,
-    customerId: options.customerId ?? `cust-${orderId}`,
-    email: `${orderId}@example.com`,
-    currency: 'EUR',
-    items,
-    totalMinor: items.reduce((s, l) => s + l.quantity * l.unitPriceMinor, 0),
-  };
-}
-
-export function sampleOrderCancelled(
-  orderId: string,
-  reason = 'customer request',
-): OrderCancelledData {
-  return { orderId, reason };
 }

@@ -1,9 +1,9 @@
-import { adminHeaders } from '../../harness/sandbox/admin-auth';
+import { adminHeaders } from '../reconcile/provider-ledger';
 import { parseArgs } from 'node:util';
 import type { OrderClaim } from '../domains/orders/workflows/order-claim';
 import { findOrderClaim } from '../domains/orders/order-claim-store';
 import { findReservation } from '../domains/orders/inventory/reservation-store';
-import type { LedgerView } from '../../harness/sandbox/admin-routes';
+import type { OrderEffects } from '../reconcile/facts';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
 import { shellCommand } from '../util/shell-quote';
@@ -110,7 +110,7 @@ async function fetchProviderLedger(url: string, orderId: string, token?: string)
       signal: AbortSignal.timeout(5000),
     });
     if (!res.ok) return { error: `GET /admin/ledger: HTTP ${res.status}` };
-    return (await res.json()) as LedgerView;
+    return (await res.json()) as OrderEffects;
   } catch (err) {
     // The sandbox is optional in production (real providers have their own dashboards).
     return { error: `providers at ${url} unreachable: ${(err as Error).message}` };

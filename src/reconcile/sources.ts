@@ -7,7 +7,7 @@ import { qualifyTable } from '../config/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
-import { adminHeaders } from '../../harness/sandbox/admin-auth';
+import { adminHeaders } from './provider-ledger';
 
 /** A source reconcile reads from failed; names the source, keeps the cause. */
 export class ReconcileSourceError extends Error {

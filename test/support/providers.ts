@@ -7,7 +7,7 @@ import {
   type StartProvidersOptions,
 } from '../../harness/sandbox/server';
 import { randomBytes } from 'node:crypto';
-import { adminHeaders } from '../../harness/sandbox/admin-auth';
+import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { testConfig, uniqueName } from './services';
 
 /**

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, fingerprint, versionIdentity } from '../../../src/events/identity';
 import { createLedgerStore } from '../../../src/db/ledger-store';
 import { waitFor } from '../../../src/util/wait';

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { createHash, randomUUID } from 'node:crypto';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { DLQ_HEADER } from '../../../src/events/dlq-message';
 import { DLQ_STUB_HEADER, type DlqStubValue } from '../../../src/kafka-bridge/dlq-stub';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';

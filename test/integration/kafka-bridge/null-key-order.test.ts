@@ -1,10 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Client } from '@temporalio/client';
-import {
-  buildEventMessage,
-  sampleOrderCancelled,
-  sampleOrderPlaced,
-} from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderCancelled, sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';

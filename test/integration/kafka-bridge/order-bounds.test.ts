@@ -1,11 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import {
-  buildEventMessage,
-  sampleOrderCancelled,
-  sampleOrderPlaced,
-  type KafkaRecord,
-} from '../../../src/events/event-message';
+import { buildEventMessage, type KafkaRecord } from '../../../src/events/event-message';
+import { sampleOrderCancelled, sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { BridgeHarness } from '../../support/bridge-harness';
 

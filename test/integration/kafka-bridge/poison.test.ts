@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { BridgeHarness } from '../../support/bridge-harness';
 

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { readTopicsToEnd } from '../../../src/kafka/topic-reader';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { waitFor } from '../../../src/util/wait';

@@ -3,11 +3,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import {
-  buildEventMessage,
-  sampleOrderCancelled,
-  sampleOrderPlaced,
-} from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderCancelled, sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { DEFAULT_ROUTES } from '../../../src/domains';

@@ -8,11 +8,8 @@ import type { BatchControls, BatchDeps } from '../../../src/kafka-bridge/partiti
 import { DEFAULT_ROUTES } from '../../../src/domains';
 import type { StartCommand } from '../../../src/events/translate';
 import type { SourcePosition, StartOutcome } from '../../../src/kafka-bridge/workflow-starter';
-import {
-  buildEventMessage,
-  sampleOrderCancelled,
-  sampleOrderPlaced,
-} from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderCancelled, sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 
 /**
  * Fakes of everything the consumer loop talks to, in the spirit of kafkajs's own runner

@@ -4,7 +4,7 @@ import type { LedgerView } from '../../../../harness/sandbox/admin-routes';
 import type { RunningProviders } from '../../../../harness/sandbox/server';
 import { waitFor } from '../../../../src/util/wait';
 import { uniqueName } from '../../../support/services';
-import { adminHeaders } from '../../../../harness/sandbox/admin-auth';
+import { adminHeaders } from '../../../../src/reconcile/provider-ledger';
 import {
   createTestDatabase,
   getJson,
