@@ -128,11 +128,13 @@ describe('src/ imports point down the layers of docs/architecture.md', () => {
       const b = folderOf(to.slice(4));
       if (a !== b) imported.get(a)!.add(b);
     }
-    const actual = new Map([...imported].map(([k, v]) => [k, [...v].sort()] as const));
+    // One line per folder, so a failure shows which row differs and how.
+    const lines = (m: Map<string, string[]>) =>
+      [...m].map(([k, v]) => `${k}: ${v.join(', ') || '—'}`).sort();
     assert.deepEqual(
-      new Map([...folderMapOf(doc)].sort()),
-      new Map([...actual].sort()),
-      'docs/architecture.md, "Folder map": one row per product folder, its imports column exact',
+      lines(folderMapOf(doc)),
+      lines(new Map([...imported].map(([k, v]) => [k, [...v].sort()]))),
+      'docs/architecture.md, "Product: src/": one row per folder, its imports column exact',
     );
   });
 });

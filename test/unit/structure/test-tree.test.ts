@@ -13,6 +13,8 @@ export const CROSS_CUTTING = ['privacy', 'package', 'runner', 'structure'];
 export function mirrorsCode(folder: string, isDir: (path: string) => boolean): boolean {
   if (folder === '.') return true;
   if (CROSS_CUTTING.includes(folder.split('/')[0]!)) return true;
+  // Data a test reads (fixtures/) sits beside the tests that read it.
+  if (folder.split('/').includes('fixtures')) return mirrorsCode(dirname(folder), isDir);
   if (folder.startsWith('harness/')) return isDir(folder);
   return isDir(join('src', folder)) || isDir(folder);
 }
@@ -26,6 +28,8 @@ describe('tests mirror the source tree', () => {
     assert.equal(mirrorsCode('harness/chaos', isDir), true);
     assert.equal(mirrorsCode('bridge', isDir), false);
     assert.equal(mirrorsCode('harness/kafka-bridge', isDir), false);
+    assert.equal(mirrorsCode('ops/fixtures', isDir), true);
+    assert.equal(mirrorsCode('bridge/fixtures', isDir), false);
   });
 
   for (const kind of ['unit', 'integration']) {
