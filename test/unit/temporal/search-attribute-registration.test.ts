@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SEARCH_ATTRIBUTE } from '../../../src/temporal/search-attributes';
-import { SEARCH_ATTRIBUTES } from '../../../src/stack/temporal';
+import { SEARCH_ATTRIBUTES } from '../../../harness/stack/temporal';
 
 describe('search attributes: registered where they are defined', () => {
   const names = Object.values(SEARCH_ATTRIBUTE).map((key) => key.name);
