@@ -125,7 +125,14 @@ export class BridgeHarness {
     await waitFor(
       async () => {
         const committed = await this.committedOffsets();
-        return [...end].every(([p, high]) => high === 0 || committed.get(p) === high);
+        const short = [...end].filter(([p, high]) => high !== 0 && committed.get(p) !== high);
+        if (short.length === 0) return true;
+        // Thrown, not returned: a timeout then names where each partition stood.
+        throw new Error(
+          short
+            .map(([p, high]) => `partition ${p} committed ${committed.get(p)} of ${high}`)
+            .join(', '),
+        );
       },
       { timeoutMs, intervalMs: 250, what: `all offsets of ${this.topic} committed` },
     );

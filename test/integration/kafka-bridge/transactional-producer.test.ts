@@ -36,6 +36,21 @@ async function stableEnds(h: BridgeHarness, topic: string): Promise<Map<number, 
   }
 }
 
+/**
+ * Waits until the read_committed ends are `expected` (partition → offset): every transaction
+ * closed and its marker written and replicated. EndTxn returns to the producer once the
+ * coordinator has logged the decision; the markers are written to the partitions after that,
+ * and on three brokers the last stable offset moves only once the marker is replicated. A
+ * test that read the ends straight after commit() could see the offset before the marker.
+ */
+async function waitForStableEnds(h: BridgeHarness, expected: Record<number, number>) {
+  const want = JSON.stringify(expected);
+  await waitFor(
+    async () => JSON.stringify(Object.fromEntries(await stableEnds(h, h.topic))) === want,
+    { timeoutMs: 30_000, what: `read_committed ends ${want}` },
+  );
+}
+
 /** Partition 0's high watermark, read by a read_uncommitted consumer's first fetch. */
 async function highWatermark(h: BridgeHarness): Promise<number> {
   const consumer = h.kafka.consumer({ groupId: uniqueName('hw'), readUncommitted: true });
@@ -150,6 +165,9 @@ describe('bridge: a transactional Java producer (committed and aborted transacti
     await java.commit('d');
     committed.push(...idsOf(p2));
 
+    // Every record and marker: p0 5 + commit; p1 4 + abort, 5 + commit, 3 + abort; p2 1 and
+    // 3000 + two aborts, 5 + commit.
+    await waitForStableEnds(h, { 0: 6, 1: 15, 2: 3009 });
     const bridge = await h.startBridge();
     await h.waitUntilAllCommitted(120_000);
 
@@ -237,6 +255,8 @@ describe('bridge: a transactional Java producer (committed and aborted transacti
     assert.equal((await startedIds(h)).size, 3, 'nothing of the open transaction started');
 
     await java.commit('a');
+    // 3 + marker, the 10 of the transaction, the 2 behind it, and its commit marker.
+    await waitForStableEnds(h, { 0: 17 });
     await h.waitUntilAllCommitted(60_000);
     const started = await startedIds(h);
     for (const id of [...idsOf(before), ...idsOf(open), ...idsOf(behind)])

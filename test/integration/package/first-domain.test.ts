@@ -14,20 +14,11 @@ import { createKafka } from '../../../src/kafka/kafka-client';
 import { ensureTopics } from '../../../src/kafka/topics';
 import { createClient } from '../../../src/temporal/connection';
 import { waitFor } from '../../../src/util/wait';
+import { programOf } from '../../support/first-domain-program';
 import { testConfig, uniqueName } from '../../support/services';
 
 const ROOT = resolve(__dirname, '../../..');
 const DOC = resolve(ROOT, 'docs/first-domain.md');
-
-/** The program's files, as docs/first-domain.md shows them: each ts block names its file. */
-export function programOf(markdown: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const [, code] of markdown.matchAll(/```ts\n([\s\S]*?)```/g)) {
-    const name = /^\/\/ ([\w.-]+\.ts):/.exec(code!)?.[1];
-    if (name) files[name] = code!;
-  }
-  return files;
-}
 
 function run(command: string, args: string[], cwd: string): string {
   const r = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 600_000 });
