@@ -68,12 +68,12 @@ function folderOf(path: string): string {
   return path.split('/')[0]!;
 }
 
-/** The folder map's product rows: folder -> the folders its "imports" column lists. */
-export function folderMapOf(doc: string): Map<string, string[]> {
+/** The folder map's rows of one tree: folder -> the folders its "imports" column lists. */
+export function folderMapOf(doc: string, tree: 'src' | 'harness' = 'src'): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of doc.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
-    const folder = cells[1]?.match(/^`src\/([^`/]+)`$/)?.[1];
+    const folder = cells[1]?.match(new RegExp(`^\`${tree}/([^\`/]+)\`$`))?.[1];
     if (!folder || cells.length < 5) continue;
     const listed =
       cells[3] === '—' ? [] : cells[3]!.split(',').map((s) => s.trim().split(/[\s(]/)[0]!);
@@ -82,7 +82,7 @@ export function folderMapOf(doc: string): Map<string, string[]> {
   return rows;
 }
 
-describe('src/ imports point down the layers of docs/architecture.md', () => {
+describe('imports point down the layers of docs/architecture.md, and its folder map lists them', () => {
   const doc = readFileSync(DOC, 'utf8');
   const layers = layersOf(doc);
   const edges = importEdges('src');
@@ -135,6 +135,23 @@ describe('src/ imports point down the layers of docs/architecture.md', () => {
       lines(folderMapOf(doc)),
       lines(new Map([...imported].map(([k, v]) => [k, [...v].sort()]))),
       'docs/architecture.md, "Product: src/": one row per folder, its imports column exact',
+    );
+  });
+  it("the harness table's imports column lists the harness folders each imports", () => {
+    const imported = new Map<string, Set<string>>();
+    for (const f of tsFilesUnder('harness')) imported.set(f.split('/')[1]!, new Set());
+    for (const [from, to] of importEdges('harness')) {
+      if (!to.startsWith('harness/')) continue;
+      const a = from.split('/')[1]!;
+      const b = to.split('/')[1]!;
+      if (a !== b) imported.get(a)!.add(b);
+    }
+    const lines = (m: Map<string, string[]>) =>
+      [...m].map(([k, v]) => `${k}: ${v.join(', ') || '—'}`).sort();
+    assert.deepEqual(
+      lines(folderMapOf(doc, 'harness')),
+      lines(new Map([...imported].map(([k, v]) => [k, [...v].sort()]))),
+      'docs/architecture.md, "Harness: harness/": one row per folder, its imports column exact',
     );
   });
 });
