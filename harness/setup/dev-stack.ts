@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from '../../src/config/load-or-exit';
 import { startStack, type RunningStack } from '../stack/stack';
-import { prepareServices } from './prepare-services';
+import { prepareServices } from '../../src/setup/prepare-services';
 
 /**
  * Starts the local stack (or reuses the running one) and prepares it for onceflow: its

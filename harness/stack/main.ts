@@ -4,8 +4,9 @@ import { startStack, stopStack } from './stack';
 
 /**
  * `tsx harness/stack/main.ts start|stop`: starts the local services only (Temporal, Kafka,
- * PostgreSQL, codec server) and returns while they keep running, or stops them. Preparing them for onceflow (migrations, topics) is the
- * caller's job: `npm run stack` runs harness/setup/main.ts --stack, which does both.
+ * PostgreSQL, codec server) and returns while they keep running, or stops them. Preparing them
+ * for onceflow (migrations, topics) is the caller's job: `npm run stack` runs
+ * harness/setup/main.ts, which does both.
  */
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'start';

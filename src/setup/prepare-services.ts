@@ -1,9 +1,9 @@
-import type { Config } from '../../src/config';
-import { createPool } from '../../src/db/pool';
-import { migrate } from '../../src/db/migrate';
-import { createKafka } from '../../src/kafka/kafka-client';
-import { ensureTopics } from '../../src/kafka/topics';
-import { createLogger } from '../../src/logger';
+import type { Config } from '../config';
+import { createPool } from '../db/pool';
+import { migrate } from '../db/migrate';
+import { createKafka } from '../kafka/kafka-client';
+import { ensureTopics } from '../kafka/topics';
+import { createLogger } from '../logger';
 
 export interface PrepareResult {
   migrationsApplied: number[];
