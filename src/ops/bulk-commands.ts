@@ -98,7 +98,7 @@ export async function signalAll(
   if (positionals.length > 0)
     throw new UsageError(`--all takes no ${entity} ID (got ${positionals[0]})`);
   // A domain's own steps are not known here: --parked-at takes any name (none matches: 0 selected).
-  const selection = parseSelection(values, Date.now(), domain ? undefined : PARKED_STEPS);
+  const selection = parseSelection(values, Date.now(), domain ? null : PARKED_STEPS);
   if (verb === 'cancel' && !values['dry-run'] && !values.reason?.trim()) {
     throw new UsageError('cancel --all needs --reason (it is recorded with every cancellation)');
   }

@@ -53,8 +53,8 @@ export function checkPrefix(prefix: string | undefined): void {
 export function parseSelection(
   values: { step?: string; 'parked-at'?: string; 'older-than'?: string; prefix?: string },
   now = Date.now(),
-  /** The steps `--parked-at` accepts; undefined: any non-empty name (a domain's own steps). */
-  parkedSteps: readonly string[] | undefined = PARKED_STEPS,
+  /** The steps `--parked-at` accepts; null: any non-empty name (another domain's own steps). */
+  parkedSteps: readonly string[] | null = PARKED_STEPS,
 ): BulkSelection {
   const parkedAt = values['parked-at'];
   if (parkedAt !== undefined && parkedSteps && !parkedSteps.includes(parkedAt)) {

@@ -181,7 +181,7 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
     assert.equal(shown.json.owner.settled, 'cancelled');
   });
 
-  it('payouts cancel --all: the dry run counts, the batch cancels both and counts them', async () => {
+  it('payouts cancel --all: dry runs count (by parked step too), the batch cancels both', async () => {
     const bulk = parked.slice(3);
     const selection = ['--prefix', `${prefix}bulk-`];
     const dry = await runOps(
@@ -191,6 +191,17 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(dry.json.selected, 2);
     assert.match(dry.json.query, /WorkflowType = 'payout'/);
+    // --parked-at takes the payout's own step names, read from each run's memo `attention`.
+    const atNotify = ['--parked-at', 'notify', '--dry-run', '--json'];
+    const notify = await runOps(['payouts', 'retry', '--all', ...selection, ...atNotify], cliEnv);
+    assert.equal(notify.code, 0, notify.stderr);
+    assert.equal(notify.json.selected, 2);
+    const atTransfer = ['--parked-at', 'transfer', '--dry-run', '--json'];
+    const transfer = await runOps(
+      ['payouts', 'retry', '--all', ...selection, ...atTransfer],
+      cliEnv,
+    );
+    assert.deepEqual([transfer.json.selected, transfer.json.parkedElsewhere], [0, 2]);
     const run = await runOps(
       ['payouts', 'cancel', '--all', ...selection, '--reason', 'batch recall', '--yes', '--json'],
       cliEnv,
