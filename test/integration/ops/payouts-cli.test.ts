@@ -52,7 +52,7 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
     cliEnv = { PROVIDERS_URL: env.providers.url, DATABASE_SCHEMA: env.db.schema };
     // The mail API fails every request: each payout transfers, then parks at notify.
     await env.setFaults({ endpoints: { emails: { failBeforeCommitRate: 1 } } });
-    for (const suffix of ['retry', 'resolve', 'cancel', 'bulk-a', 'bulk-b'])
+    for (const suffix of ['retry', 'resolve', 'cancel', 'bulk-a', 'bulk-b', 'no-worker'])
       parked.push(await startPayout(`${prefix}${suffix}`));
     await Promise.all(parked.map(({ handle }) => waitParked(handle)));
   });
@@ -182,7 +182,7 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
   });
 
   it('payouts cancel --all: dry runs count (by parked step too), the batch cancels both', async () => {
-    const bulk = parked.slice(3);
+    const bulk = parked.slice(3, 5);
     const selection = ['--prefix', `${prefix}bulk-`];
     const dry = await runOps(
       ['payouts', 'cancel', '--all', ...selection, '--dry-run', '--json'],
@@ -224,5 +224,18 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
       unknown.stderr,
       /unknown domain or command: refunds \(registered domains: orders, payouts;/,
     );
+  });
+
+  it('with no worker running, payouts show reads why it is parked from the memo', async () => {
+    await env.stopWorker();
+    const { data } = parked[5]!;
+    const run = await runOps(['payouts', 'show', '--json', '--', data.payoutId], cliEnv);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.json.statusSource, 'memo');
+    assert.equal(run.json.step, 'needs_attention');
+    assert.deepEqual([run.json.attention.state, run.json.attention.step], ['parked', 'notify']);
+    // The saga's own words name the domain's CLI group.
+    assert.match(run.json.attention.action, /npx onceflow payouts retry -- /);
+    assert.match(run.json.queryError, /\S/);
   });
 });
