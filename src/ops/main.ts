@@ -12,6 +12,7 @@ import { signalAll } from './bulk-commands';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
 import { pauseOrders, resumeOrders } from './pause-commands';
 import type { Domain } from '../engine/define-domain';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import { listEntities, showEntity, signalEntity } from './entity-commands';
 import { findOpsDomain, loadDomainsModule, opsDomainsOf, type OpsDomain } from './ops-domain';
 import {
@@ -86,6 +87,8 @@ const isBulk = (argv: string[]) => splitCommandLine(argv).options.includes('--al
 
 type Group = Record<string, Command>;
 
+const ORDER_WORKFLOW: string = WORKFLOW_TYPE.orderFulfillment;
+
 /** The commands of a registered domain other than orders, built from what the registry says of it. */
 function domainGroup(domain: OpsDomain): Group {
   return {
@@ -128,13 +131,16 @@ const OTHER_COMMANDS: Record<string, Group> = {
  * group is a UsageError naming the registered domains.
  */
 export function findCommand(domains: readonly OpsDomain[], group: string, verb: string): Command {
-  const commands =
-    OTHER_COMMANDS[group] ??
-    (() => {
-      const domain = findOpsDomain(domains, group);
-      return domain.name === 'orders' ? ORDER_COMMANDS : domainGroup(domain);
-    })();
-  const command = commands[verb];
+  // Own keys only: `constructor` or `toString` is no command.
+  const commands = Object.hasOwn(OTHER_COMMANDS, group)
+    ? OTHER_COMMANDS[group]!
+    : (() => {
+        const domain = findOpsDomain(domains, group);
+        // This repository's order domain; a team's own `orders` gets the generic commands.
+        const ours = domain.name === 'orders' && domain.workflowType === ORDER_WORKFLOW;
+        return ours ? ORDER_COMMANDS : domainGroup(domain);
+      })();
+  const command = Object.hasOwn(commands, verb) ? commands[verb] : undefined;
   if (!command)
     throw new UsageError(
       `unknown command: ${group} ${verb} (${group} takes ${Object.keys(commands).join(', ')})`,

@@ -77,6 +77,11 @@ describe('ops CLI: the domains it serves come from the registry', () => {
       /unknown command: payouts frob \(payouts takes list, show, retry, resolve, cancel, pause, resume\)/,
     );
     assert.equal(typeof findCommand(known, 'dlq', 'list'), 'function');
+    // A team's own domain called orders is not this repository's: the generic commands.
+    const theirs = opsDomainsOf([{ ...payouts, name: 'orders' }]);
+    assert.notEqual(findCommand(theirs, 'orders', 'list'), listOrders);
+    assert.throws(() => findCommand(known, 'constructor', 'list'), /unknown domain or command/);
+    assert.throws(() => findCommand(known, 'payouts', 'constructor'), /unknown command/);
   });
 });
 
