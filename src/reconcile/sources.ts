@@ -3,11 +3,11 @@ import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
 import type { OrderClaim } from '../domains/orders/workflows/order-claim';
 import { listOrderClaims } from '../domains/orders/order-claim-store';
-import { qualifyTable } from '../db/schema-name';
+import { qualifyTable } from '../config/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
-import { adminHeaders } from '../sandbox/admin-auth';
+import { adminHeaders } from './provider-ledger';
 
 /** A source reconcile reads from failed; names the source, keeps the cause. */
 export class ReconcileSourceError extends Error {
