@@ -8,6 +8,7 @@ export {
   DomainDefinitionError,
   type Domain,
   type DomainActivities,
+  type DomainOps,
   type DomainSpec,
   type InvariantBreach,
   type InvariantCheck,

@@ -25,6 +25,29 @@ export type InvariantCheck = (context: {
   prefix: string;
 }) => Promise<InvariantBreach[]>;
 
+/**
+ * How the ops CLI (`npx onceflow <domain> …`) reaches a domain's runs. Every field has a
+ * default that fits a saga built with defineSaga's defaults, so a new domain declares none.
+ */
+export interface DomainOps {
+  /**
+   * The workflow type whose runs the CLI lists, shows and signals (one per entity).
+   * Default: the workflow of the domain's first route.
+   * @example workflow: 'giftCard'
+   */
+  workflow?: string;
+  /**
+   * The saga's cancellation signal (its definition's `channels.cancel`). Default: `cancel`.
+   * @example cancelSignal: 'cancelOrder'
+   */
+  cancelSignal?: string;
+  /**
+   * The saga's status query (its definition's `channels.status`). Default: `status`.
+   * @example statusQuery: 'orderStatus'
+   */
+  statusQuery?: string;
+}
+
 /** What a team declares for a domain: its events, its workflows, its activities. */
 export interface DomainSpec {
   /**
@@ -61,6 +84,12 @@ export interface DomainSpec {
    * @example invariants: async ({ pool, prefix }) => findDoubleCharges(pool, prefix)
    */
   invariants?: InvariantCheck;
+  /**
+   * What the ops CLI needs to know when the domain's saga does not use the defaults (its
+   * first route's workflow, the `cancel` signal, the `status` query). Default: the defaults.
+   * @example ops: { workflow: 'giftCard', cancelSignal: 'cancelCard', statusQuery: 'cardStatus' }
+   */
+  ops?: DomainOps;
 }
 
 /** A registered domain (defineDomain's result). */
@@ -93,6 +122,9 @@ export function defineDomain(spec: DomainSpec): Domain {
   const types = spec.routes.map((r) => r.eventType);
   const repeated = types.filter((t, i) => types.indexOf(t) !== i);
   if (repeated.length) problems.push(`routes: ${repeated.join(', ')} routed twice`);
+  const opsWorkflow = spec.ops?.workflow;
+  if (opsWorkflow !== undefined && !spec.routes.some((r) => r.workflowType === opsWorkflow))
+    problems.push(`ops.workflow ${opsWorkflow} is not the workflow of any of its routes`);
   if (!isAbsolute(spec.workflowsPath))
     problems.push('workflowsPath must be absolute (require.resolve of the workflows module)');
   if (problems.length)

@@ -5,7 +5,9 @@
 import { parseArgs } from 'node:util';
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import { runBatch } from './batch-operation';
+import type { OpsDomain } from './ops-domain';
 import {
+  PARKED_STEPS,
   parseSelection,
   selectOrders,
   SELECTION_OPTIONS,
@@ -39,13 +41,13 @@ export const ACTION_OPTIONS = {
 } as const;
 
 /** The lines a dry run prints: count, the first orders, and what the selection left out. */
-export function describeSelection(verb: string, sel: SelectionResult): string {
+export function describeSelection(verb: string, sel: SelectionResult, entity = 'order'): string {
   const shown = sel.orders.slice(0, PREVIEW_ROWS);
-  const lines = [`${sel.orders.length} order(s) would be sent ${verb} · query: ${sel.query}`];
+  const lines = [`${sel.orders.length} ${entity}(s) would be sent ${verb} · query: ${sel.query}`];
   if (shown.length > 0) {
     lines.push(
       formatTable(
-        ['ORDER', 'STEP', 'PARKED AT', 'STARTED', 'WORKFLOW'],
+        [entity.toUpperCase(), 'STEP', 'PARKED AT', 'STARTED', 'WORKFLOW'],
         shown.map((o) => [o.orderId, o.step, o.parkedAt, o.startTime, o.workflowId]),
       ),
     );
@@ -76,14 +78,17 @@ export function summaryLine(
 }
 
 /**
- * `orders retry|cancel --all [--step S] [--parked-at STEP] [--older-than D] [--prefix P]
- * [--limit N] [--reason R] [--by B] [--yes] [--dry-run]`.
+ * `<domain> retry|cancel --all [--step S] [--parked-at STEP] [--older-than D] [--prefix P]
+ * [--limit N] [--reason R] [--by B] [--yes] [--dry-run]`. `domain`: whose runs (default the
+ * orders; any registered domain's through its workflow type, cancel signal and status query).
  */
 export async function signalAll(
   ctx: OpsContext,
   verb: 'retry' | 'cancel',
   argv: string[],
+  domain?: OpsDomain,
 ): Promise<CommandResult> {
+  const entity = domain?.entity ?? 'order';
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -91,8 +96,9 @@ export async function signalAll(
     strict: true,
   });
   if (positionals.length > 0)
-    throw new UsageError(`--all takes no order ID (got ${positionals[0]})`);
-  const selection = parseSelection(values);
+    throw new UsageError(`--all takes no ${entity} ID (got ${positionals[0]})`);
+  // A domain's own steps are not known here: --parked-at takes any name (none matches: 0 selected).
+  const selection = parseSelection(values, Date.now(), domain ? null : PARKED_STEPS);
   if (verb === 'cancel' && !values['dry-run'] && !values.reason?.trim()) {
     throw new UsageError('cancel --all needs --reason (it is recorded with every cancellation)');
   }
@@ -101,7 +107,9 @@ export async function signalAll(
   const client = await ctx.temporal();
   const sel = await selectOrders(client, selection, {
     limit,
-    queryStatus: (info) => queryStatus(client.workflow.getHandle(info.workflowId, info.runId)),
+    queryStatus: (info) =>
+      queryStatus(client.workflow.getHandle(info.workflowId, info.runId), domain?.statusQuery),
+    workflowType: domain?.workflowType,
   });
   const preview = sel.orders.slice(0, PREVIEW_ROWS);
   const base = {
@@ -114,7 +122,7 @@ export async function signalAll(
   if (values['dry-run']) {
     return {
       json: { ...base, dryRun: true, orders: preview },
-      human: describeSelection(verb, sel),
+      human: describeSelection(verb, sel, entity),
     };
   }
   const none = { signalled: 0, skipped: 0, failed: 0 };
@@ -125,7 +133,7 @@ export async function signalAll(
     };
   }
   const confirmed = await confirmAction(
-    `${verb} ${sel.orders.length} order(s) (${sel.query})?`,
+    `${verb} ${sel.orders.length} ${entity}(s) (${sel.query})?`,
     values.yes ?? false,
   );
   if (!confirmed) {
@@ -138,7 +146,8 @@ export async function signalAll(
   const reason = batchReasonOf(verb, action);
   // Unique per command: the history tells our signal from anyone else's by it.
   const identity = `onceflow-cli ${verb} ${action.by} ${action.at}`;
-  const signal = verb === 'retry' ? retryStepSignal.name : cancelOrderSignal.name;
+  const cancel = domain?.cancelSignal ?? cancelOrderSignal.name;
+  const signal = verb === 'retry' ? retryStepSignal.name : cancel;
   const payload: OperatorAction | CancelOrderRequest =
     verb === 'retry' ? action : { reason: action.reason ?? reason, by: action.by, at: action.at };
   const targets = sel.orders.map((o) => ({ workflowId: o.workflowId, runId: o.runId }));
@@ -146,7 +155,7 @@ export async function signalAll(
     verb,
     reason,
     targets,
-    label: `${verb} ${targets.length} order(s)`,
+    label: `${verb} ${targets.length} ${entity}(s)`,
     operation: {
       signalOperation: {
         signal,
@@ -155,7 +164,14 @@ export async function signalAll(
       },
     },
   });
-  const { counts, outcomes } = await countSignalOutcomes(client, targets, signal, identity);
+  const { counts, outcomes } = await countSignalOutcomes(
+    client,
+    targets,
+    signal,
+    identity,
+    8,
+    cancel,
+  );
   const jobIds = jobs.map((j) => j.jobId);
   return {
     json: {

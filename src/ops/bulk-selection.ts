@@ -7,7 +7,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { OrderStatus, StepName } from '../domains/orders/workflows/order-definitions';
 import { forEachLimited } from '../util/run-limited';
-import { buildOrderQuery, listExecutions } from './order-lookup';
+import { buildOrderQuery, buildRunQuery, listExecutions } from './order-lookup';
 import { parseDuration, UsageError } from './output';
 
 /** The steps an order can be parked at (`--parked-at`), as the workflow names them. */
@@ -33,7 +33,8 @@ export interface BulkSelection {
   /** Step value. Default: `needs_attention` (parked). */
   step: string;
   /** Only orders parked at this step (needs the memo or a status query per order). */
-  parkedAt?: StepName;
+  /** A step name of the domain's saga (orders: one of PARKED_STEPS). */
+  parkedAt?: string;
   /** Only orders started before this instant (same meaning as `orders list --older-than`). */
   startedBefore?: Date;
   /** Only orders whose ID starts with this. */
@@ -52,11 +53,14 @@ export function checkPrefix(prefix: string | undefined): void {
 export function parseSelection(
   values: { step?: string; 'parked-at'?: string; 'older-than'?: string; prefix?: string },
   now = Date.now(),
+  /** The steps `--parked-at` accepts; null: any non-empty name (another domain's own steps). */
+  parkedSteps: readonly string[] | null = PARKED_STEPS,
 ): BulkSelection {
   const parkedAt = values['parked-at'];
-  if (parkedAt !== undefined && !(PARKED_STEPS as readonly string[]).includes(parkedAt)) {
-    throw new UsageError(`--parked-at must be one of ${PARKED_STEPS.join(', ')}, got ${parkedAt}`);
+  if (parkedAt !== undefined && parkedSteps && !parkedSteps.includes(parkedAt)) {
+    throw new UsageError(`--parked-at must be one of ${parkedSteps.join(', ')}, got ${parkedAt}`);
   }
+  if (parkedAt === '') throw new UsageError('--parked-at may not be empty');
   const step = values.step ?? 'needs_attention';
   if (parkedAt !== undefined && step !== 'needs_attention') {
     throw new UsageError('--parked-at selects parked orders; it cannot be combined with --step');
@@ -66,7 +70,7 @@ export function parseSelection(
   const olderThan = values['older-than'];
   return {
     step,
-    ...(parkedAt !== undefined ? { parkedAt: parkedAt as StepName } : {}),
+    ...(parkedAt !== undefined ? { parkedAt } : {}),
     ...(olderThan !== undefined
       ? { startedBefore: new Date(now - parseDuration(olderThan, '--older-than')) }
       : {}),
@@ -74,14 +78,19 @@ export function parseSelection(
   };
 }
 
-/** The visibility query of a selection: running orders only (a signal needs a live run). */
-export function buildSelectionQuery(selection: BulkSelection): string {
-  return buildOrderQuery({
+/**
+ * The visibility query of a selection: running runs only (a signal needs a live run) of the
+ * domain's workflow type (default: the order's fulfillment).
+ */
+export function buildSelectionQuery(selection: BulkSelection, workflowType?: string): string {
+  const filter = {
     step: selection.step,
-    status: 'running',
+    status: 'running' as const,
     startedBefore: selection.startedBefore,
-    orderIdPrefix: selection.prefix,
-  });
+  };
+  return workflowType === undefined
+    ? buildOrderQuery({ ...filter, orderIdPrefix: selection.prefix })
+    : buildRunQuery(workflowType, { ...filter, entityIdPrefix: selection.prefix });
 }
 
 /** How the parked step of an order was learnt. */
@@ -126,9 +135,13 @@ export interface SelectOptions {
   /** At most this many executions are read from visibility. */
   limit: number;
   /** Asks a running order's status (a worker must be up); used when the memo has no answer. */
-  queryStatus: (info: WorkflowExecutionInfo) => Promise<OrderStatus | { error: string }>;
+  queryStatus: (
+    info: WorkflowExecutionInfo,
+  ) => Promise<Pick<OrderStatus, 'parked'> | { error: string }>;
   /** Status queries at once. Default 8. */
   concurrency?: number;
+  /** The domain's workflow type. Default: the order's fulfillment. */
+  workflowType?: string;
 }
 
 /**
@@ -142,7 +155,7 @@ export async function selectOrders(
   selection: BulkSelection,
   options: SelectOptions,
 ): Promise<SelectionResult> {
-  const query = buildSelectionQuery(selection);
+  const query = buildSelectionQuery(selection, options.workflowType);
   const infos = await listExecutions(client, query, options.limit);
   const orders: SelectedOrder[] = [];
   const unknown: UnknownParkedStep[] = [];

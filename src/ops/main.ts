@@ -11,6 +11,10 @@ import { runReconcileCli } from '../reconcile/main';
 import { signalAll } from './bulk-commands';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
 import { pauseOrders, resumeOrders } from './pause-commands';
+import type { Domain } from '../engine/define-domain';
+import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
+import { listEntities, showEntity, signalEntity } from './entity-commands';
+import { findOpsDomain, loadDomainsModule, opsDomainsOf, type OpsDomain } from './ops-domain';
 import {
   EXIT,
   inert,
@@ -20,7 +24,7 @@ import {
   type CommandResult,
 } from './output';
 
-export const USAGE = `usage: onceflow <command> [options] [--json]
+export const USAGE = `usage: onceflow [--domains-module FILE] <command> [options] [--json]
 
   orders list [--step S] [--status running|failed|completed] [--older-than 10m] [--prefix P] [--limit N]
   orders show [--] <orderId>
@@ -34,6 +38,11 @@ export const USAGE = `usage: onceflow <command> [options] [--json]
   orders pause --step reserve|charge|email|refund|release | --all (every step) [--prefix P] [--yes] [--dry-run]
   orders resume --step … | --all [--jitter 30s] [--prefix P] [--yes] [--dry-run]
       every order command that acts takes --by NAME (default: the OS user) and --reason R
+  <domain> list|show|retry|resolve|cancel …   the same for every other registered domain (payouts, yours):
+      <domain> list [--step S] [--status …] [--older-than 10m] [--prefix P] [--limit N] · <domain> show [--] <id>
+      <domain> retry|resolve|cancel [--] <id> [--reason R] [--by NAME] · <domain> retry|cancel --all [SELECTION]
+      <domain> pause|resume --activity NAME | --all [--prefix P] [--yes] [--dry-run]
+      --domains-module FILE: the domains come from FILE's export DOMAINS (default: this repo's registry)
   dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
   dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
   ledger reap [--older-than-days D] [--schema NAME]
@@ -76,21 +85,103 @@ export function splitCommandLine(argv: readonly string[]): CommandLine {
 /** `--all` given as an option, not as an order ID after `--`. */
 const isBulk = (argv: string[]) => splitCommandLine(argv).options.includes('--all');
 
-const COMMANDS: Record<string, Record<string, Command>> = {
-  orders: {
-    list: listOrders,
-    show: showOrder,
+type Group = Record<string, Command>;
+
+const ORDER_WORKFLOW: string = WORKFLOW_TYPE.orderFulfillment;
+
+/** The commands of a registered domain other than orders, built from what the registry says of it. */
+function domainGroup(domain: OpsDomain): Group {
+  return {
+    list: (ctx, argv) => listEntities(ctx, domain, argv),
+    show: (ctx, argv) => showEntity(ctx, domain, argv),
     retry: (ctx, argv) =>
-      isBulk(argv) ? signalAll(ctx, 'retry', argv) : signalOrder(ctx, 'retry', argv),
-    resolve: (ctx, argv) => signalOrder(ctx, 'resolve', argv),
+      isBulk(argv)
+        ? signalAll(ctx, 'retry', argv, domain)
+        : signalEntity(ctx, domain, 'retry', argv),
+    resolve: (ctx, argv) => signalEntity(ctx, domain, 'resolve', argv),
     cancel: (ctx, argv) =>
-      isBulk(argv) ? signalAll(ctx, 'cancel', argv) : signalOrder(ctx, 'cancel', argv),
-    pause: pauseOrders,
-    resume: resumeOrders,
-  },
+      isBulk(argv)
+        ? signalAll(ctx, 'cancel', argv, domain)
+        : signalEntity(ctx, domain, 'cancel', argv),
+    pause: (ctx, argv) => pauseOrders(ctx, argv, domain),
+    resume: (ctx, argv) => resumeOrders(ctx, argv, domain),
+  };
+}
+
+const ORDER_COMMANDS: Group = {
+  list: listOrders,
+  show: showOrder,
+  retry: (ctx, argv) =>
+    isBulk(argv) ? signalAll(ctx, 'retry', argv) : signalOrder(ctx, 'retry', argv),
+  resolve: (ctx, argv) => signalOrder(ctx, 'resolve', argv),
+  cancel: (ctx, argv) =>
+    isBulk(argv) ? signalAll(ctx, 'cancel', argv) : signalOrder(ctx, 'cancel', argv),
+  pause: (ctx, argv) => pauseOrders(ctx, argv),
+  resume: (ctx, argv) => resumeOrders(ctx, argv),
+};
+
+const OTHER_COMMANDS: Record<string, Group> = {
   dlq: { list: listDlq, replay: replayDlq },
   ledger: { reap: reapLedger },
 };
+
+/**
+ * The command a command line names. `orders` keeps its own commands (its reservation and
+ * provider ledger in `show`); every other registered domain gets the generic ones. An unknown
+ * group is a UsageError naming the registered domains.
+ */
+export function findCommand(domains: readonly OpsDomain[], group: string, verb: string): Command {
+  // Own keys only: `constructor` or `toString` is no command.
+  const commands = Object.hasOwn(OTHER_COMMANDS, group)
+    ? OTHER_COMMANDS[group]!
+    : (() => {
+        const domain = findOpsDomain(domains, group);
+        // This repository's order domain; a team's own `orders` gets the generic commands.
+        const ours = domain.name === 'orders' && domain.workflowType === ORDER_WORKFLOW;
+        return ours ? ORDER_COMMANDS : domainGroup(domain);
+      })();
+  const command = Object.hasOwn(commands, verb) ? commands[verb] : undefined;
+  if (!command)
+    throw new UsageError(
+      `unknown command: ${group} ${verb} (${group} takes ${Object.keys(commands).join(', ')})`,
+    );
+  return command;
+}
+
+/** Options of runCli. */
+export interface RunCliOptions {
+  /**
+   * The registered domains the CLI serves. Default: `--domains-module FILE`'s, else this
+   * repository's registry (src/domains: orders, payouts).
+   * @example runCli(process.argv.slice(2), process.env, { domains: [giftCards] })
+   */
+  domains?: readonly Domain[];
+}
+
+/** `--domains-module FILE` (or `=FILE`) in front of the command, and the rest. */
+export function splitDomainsModule(argv: readonly string[]): {
+  modulePath?: string;
+  rest: string[];
+} {
+  const [first, second] = argv;
+  if (first === '--domains-module') {
+    if (second === undefined || second.startsWith('-'))
+      throw new UsageError('--domains-module needs a FILE');
+    return { modulePath: second, rest: argv.slice(2) };
+  }
+  if (first?.startsWith('--domains-module=')) {
+    const path = first.slice('--domains-module='.length);
+    if (!path) throw new UsageError('--domains-module needs a FILE');
+    return { modulePath: path, rest: argv.slice(1) };
+  }
+  return { rest: [...argv] };
+}
+
+/** This repository's registry (orders, payouts), loaded only when no other list is given. */
+function loadRegisteredDomains(): readonly Domain[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand: a team's own list replaces it
+  return (require('../domains') as typeof import('../domains')).DOMAINS;
+}
 
 function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError || err instanceof VisibilityValueError) return EXIT.usage;
@@ -113,7 +204,19 @@ function shownMessage(err: unknown, message: string): string {
 }
 
 /** Runs one command; returns the exit code. Never throws. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
+export async function runCli(
+  fullArgv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: RunCliOptions = {},
+) {
+  let split: ReturnType<typeof splitDomainsModule>;
+  try {
+    split = splitDomainsModule(fullArgv);
+  } catch (err) {
+    process.stderr.write(`onceflow: ${(err as Error).message}\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const argv = split.rest;
   const { json, args } = splitCommandLine(argv);
   if (args.length === 0 || args[0] === '--help' || args[0] === 'help') {
     process.stdout.write(USAGE);
@@ -124,8 +227,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     return runReconcileCli(argv.filter((_, i) => i !== argv.indexOf('reconcile')));
   let ctx: OpsContext | undefined;
   try {
-    const command = COMMANDS[args[0]!]?.[args[1] ?? ''];
-    if (!command) throw new UsageError(`unknown command: ${args.slice(0, 2).join(' ')}`);
+    const domains =
+      options.domains ??
+      (split.modulePath ? loadDomainsModule(split.modulePath) : loadRegisteredDomains());
+    const command = findCommand(opsDomainsOf(domains), args[0]!, args[1] ?? '');
     ctx = new OpsContext(loadConfig(env, { localStack: true }));
     const result = await command(ctx, args.slice(2));
     process.stdout.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.human}\n`);

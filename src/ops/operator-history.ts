@@ -27,11 +27,12 @@ export type RecordedAction = RecordedOperatorAction & {
 const RESET_CAUSE =
   temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW;
 
-const ACTION_OF_SIGNAL: Record<string, RecordedOperatorAction['action']> = {
+/** The action each operator signal records; `cancel`: the domain's cancel signal. */
+const actionsOfSignals = (cancel: string): Record<string, RecordedOperatorAction['action']> => ({
   [retryStepSignal.name]: 'retry',
   [resolveStepSignal.name]: 'resolve',
-  [cancelOrderSignal.name]: 'cancel',
-};
+  [cancel]: 'cancel',
+});
 
 /** The workflow's own record, when its status has one (a pre-contract workflow's has none). */
 export function operatorActionsOfStatus(status: object | undefined): RecordedAction[] | undefined {
@@ -44,7 +45,9 @@ export function operatorActionsOfStatus(status: object | undefined): RecordedAct
 export async function operatorActionsOfHistory(
   client: Client,
   events: temporal.api.history.v1.IHistoryEvent[],
+  cancel: string = cancelOrderSignal.name,
 ): Promise<RecordedAction[]> {
+  const ACTION_OF_SIGNAL = actionsOfSignals(cancel);
   const out: RecordedAction[] = [];
   for (const e of events) {
     const failed = e.workflowTaskFailedEventAttributes;
@@ -85,12 +88,13 @@ export async function readOperatorActions(
   client: Client,
   handle: WorkflowHandle,
   status: object | undefined,
+  cancel: string = cancelOrderSignal.name,
 ): Promise<RecordedAction[] | { error: string }> {
   const recorded = operatorActionsOfStatus(status);
   if (recorded) return recorded;
   try {
     const history = await handle.fetchHistory();
-    return await operatorActionsOfHistory(client, history.events ?? []);
+    return await operatorActionsOfHistory(client, history.events ?? [], cancel);
   } catch (err) {
     return { error: `history unreadable: ${(err as Error).message}` };
   }

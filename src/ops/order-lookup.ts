@@ -30,10 +30,31 @@ export interface OrderFilter {
 
 /** The visibility query of a filter; the same string works in the Web UI's search box. */
 export function buildOrderQuery(filter: OrderFilter): string {
+  return buildRunQuery(WORKFLOW_TYPE.orderFulfillment, {
+    ...filter,
+    entityId: filter.orderId,
+    entityIdPrefix: filter.orderIdPrefix,
+  });
+}
+
+/** Filters of `<domain> list`: a domain's runs of one workflow type. */
+export interface RunFilter {
+  step?: string;
+  status?: ListStatus;
+  startedBefore?: Date;
+  /** The EntityId search attribute's value. */
+  entityId?: string;
+  /** Only entities whose ID starts with this (visibility's STARTS_WITH). */
+  entityIdPrefix?: string;
+}
+
+/** The visibility query of a domain's runs of `workflowType` (every domain's attributes). */
+export function buildRunQuery(workflowType: string, filter: RunFilter): string {
   return visibility.allOf(
-    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
-    filter.orderId && visibility.equals(SEARCH_ATTRIBUTE.entityId, filter.orderId),
-    filter.orderIdPrefix && visibility.startsWith(SEARCH_ATTRIBUTE.entityId, filter.orderIdPrefix),
+    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, workflowType),
+    filter.entityId && visibility.equals(SEARCH_ATTRIBUTE.entityId, filter.entityId),
+    filter.entityIdPrefix &&
+      visibility.startsWith(SEARCH_ATTRIBUTE.entityId, filter.entityIdPrefix),
     filter.step && visibility.equals(SEARCH_ATTRIBUTE.step, filter.step),
     filter.status &&
       visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, LIST_STATUSES[filter.status]),

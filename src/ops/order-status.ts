@@ -4,10 +4,14 @@ import { orderStatusQuery, type OrderStatus } from '../domains/orders/workflows/
 /** A query to a running order needs a worker; without one it would hang, so it is capped. */
 export const QUERY_TIMEOUT_MS = 5000;
 
-/** The order's live status, or why it could not be had (no worker, closed, …). */
-export async function queryStatus(
+/**
+ * The run's live status, or why it could not be had (no worker, closed, …). `query`: the
+ * domain's status query (default the order's `orderStatus`; a saga's default is `status`).
+ */
+export async function queryStatus<T = OrderStatus>(
   handle: WorkflowHandle,
-): Promise<OrderStatus | { error: string }> {
+  query: string = orderStatusQuery.name,
+): Promise<T | { error: string }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<{ error: string }>((resolve) => {
     timer = setTimeout(
@@ -16,7 +20,7 @@ export async function queryStatus(
     );
   });
   try {
-    return await Promise.race([handle.query(orderStatusQuery), timeout]).catch((err: unknown) => ({
+    return await Promise.race([handle.query<T>(query), timeout]).catch((err: unknown) => ({
       error: (err as Error).message,
     }));
   } finally {

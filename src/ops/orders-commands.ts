@@ -121,11 +121,9 @@ async function fetchProviderLedger(url: string, orderId: string, token?: string)
  * The commands `orders show` suggests for a parked order: the ID quoted for the shell and
  * after `--`, so an ID such as `--all` can only ever name that one order.
  */
-export function nextCommandsOf(orderId: string): string {
+export function nextCommandsOf(orderId: string, group = 'orders'): string {
   const verbs = ['retry', 'resolve', 'cancel'];
-  return verbs
-    .map((v) => shellCommand(['npx', 'onceflow', 'orders', v, '--', orderId]))
-    .join(' · ');
+  return verbs.map((v) => shellCommand(['npx', 'onceflow', group, v, '--', orderId])).join(' · ');
 }
 
 /** `orders show <orderId>`: everything an operator needs to decide, in one place. */

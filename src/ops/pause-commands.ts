@@ -11,12 +11,13 @@ import { runBatch } from './batch-operation';
 import { forEachLimited } from '../util/run-limited';
 import { confirmAction } from './confirm';
 import type { OpsContext } from './context';
+import type { OpsDomain } from './ops-domain';
 import { batchReasonOf } from './operator-action';
 import { EXIT, formatTable, parseDuration, type CommandResult } from './output';
 import {
   findPendingActivities,
   parsePauseArgs,
-  STEP_ACTIVITY,
+  activityTypeOf,
   type PendingActivity,
 } from './pause-selection';
 
@@ -33,8 +34,12 @@ function previewTable(activities: PendingActivity[]): string {
 }
 
 /** `orders pause --step S | --all [--prefix P] [--older-than D] [--reason R] [--by B] [--yes] [--dry-run]` */
-export async function pauseOrders(ctx: OpsContext, argv: string[]): Promise<CommandResult> {
-  const { values, selection, limit, action } = parsePauseArgs(argv, 'pause');
+export async function pauseOrders(
+  ctx: OpsContext,
+  argv: string[],
+  domain?: OpsDomain,
+): Promise<CommandResult> {
+  const { values, selection, limit, action } = parsePauseArgs(argv, 'pause', domain);
   const client = await ctx.temporal();
   const { query, orders, activities } = await findPendingActivities(client, selection, limit);
   const toPause = activities.filter((a) => !a.paused);
@@ -91,8 +96,12 @@ export async function pauseOrders(ctx: OpsContext, argv: string[]): Promise<Comm
 }
 
 /** `orders resume --step S | --all [--jitter 30s] [--prefix P] [--older-than D] [--reason R] [--by B] [--yes] [--dry-run]` */
-export async function resumeOrders(ctx: OpsContext, argv: string[]): Promise<CommandResult> {
-  const { values, selection, limit, action } = parsePauseArgs(argv, 'resume');
+export async function resumeOrders(
+  ctx: OpsContext,
+  argv: string[],
+  domain?: OpsDomain,
+): Promise<CommandResult> {
+  const { values, selection, limit, action } = parsePauseArgs(argv, 'resume', domain);
   const jitterMs = parseDuration(
     (values.jitter as string | undefined) ?? DEFAULT_RESUME_JITTER,
     '--jitter',
@@ -138,7 +147,7 @@ export async function resumeOrders(ctx: OpsContext, argv: string[]): Promise<Com
     };
   }
   const reason = batchReasonOf('resume', action);
-  const type = selection.step ? STEP_ACTIVITY[selection.step].activityType : undefined;
+  const type = activityTypeOf(selection);
   const jobs = await runBatch(client, {
     verb: 'resume',
     reason,

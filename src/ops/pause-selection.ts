@@ -12,6 +12,7 @@ import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/sear
 import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import type { StepName } from '../domains/orders/workflows/order-definitions';
 import { checkPrefix, PARKED_STEPS } from './bulk-selection';
+import type { OpsDomain } from './ops-domain';
 import { forEachLimited } from '../util/run-limited';
 import { operatorActionOf } from './operator-action';
 import { listExecutions } from './order-lookup';
@@ -36,18 +37,28 @@ export const WAITING_STEP = 'waiting';
 export interface PauseSelection {
   /** Undefined with `--all`: any activity type. */
   step?: StepName;
+  /** Another domain's `--activity`: its activity type by name (orders name a step instead). */
+  activityType?: string;
+  /** Another domain's workflow type (default: the order's fulfillment). */
+  workflowType?: string;
   prefix?: string;
   startedBefore?: Date;
 }
 
 /** The visibility query of the running orders that may have the selected activity pending. */
 export function buildPauseQuery(sel: PauseSelection): string {
-  const running = sel.step
-    ? STEP_ACTIVITY[sel.step].orderSteps
-    : Object.values(STEP_ACTIVITY).flatMap((s) => s.orderSteps);
+  // Another domain's sagas write Step only where queried: its running steps have no value.
+  const running = sel.workflowType
+    ? []
+    : sel.step
+      ? STEP_ACTIVITY[sel.step].orderSteps
+      : Object.values(STEP_ACTIVITY).flatMap((s) => s.orderSteps);
   const steps = [...new Set([...running, WAITING_STEP])];
   return visibility.allOf(
-    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+    visibility.equals(
+      SYSTEM_ATTRIBUTE.workflowType,
+      sel.workflowType ?? WORKFLOW_TYPE.orderFulfillment,
+    ),
     visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
     // Orders started by current code write Step only when parked, waiting or finished
     // (a visibility write per step costs the server; issue 18), so a running step is no value
@@ -61,13 +72,18 @@ export function buildPauseQuery(sel: PauseSelection): string {
   );
 }
 
-/** Reads the options pause and resume share; UsageError for anything malformed. */
-export function parsePauseArgs(argv: string[], verb: 'pause' | 'resume') {
+/**
+ * Reads the options pause and resume share; UsageError for anything malformed. With `domain`
+ * (any registered domain but orders) `--activity NAME` replaces `--step`: the CLI knows an
+ * order's steps' activities, not another saga's step table.
+ */
+export function parsePauseArgs(argv: string[], verb: 'pause' | 'resume', domain?: OpsDomain) {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
       step: { type: 'string' },
+      activity: { type: 'string' },
       all: { type: 'boolean' },
       prefix: { type: 'string' },
       'older-than': { type: 'string' },
@@ -83,20 +99,13 @@ export function parsePauseArgs(argv: string[], verb: 'pause' | 'resume') {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   if (verb === 'pause' && values.jitter !== undefined)
     throw new UsageError('--jitter is an option of resume');
-  const step = values.step as string | undefined;
-  if ((step === undefined) === !values.all) {
-    throw new UsageError(
-      `give exactly one of --step ${PARKED_STEPS.join('|')} or --all (every step)`,
-    );
-  }
-  if (step !== undefined && !(step in STEP_ACTIVITY)) {
-    throw new UsageError(`--step must be one of ${PARKED_STEPS.join(', ')}, got ${step}`);
-  }
-  const prefix = values.prefix as string | undefined;
+  const prefix = values.prefix;
   checkPrefix(prefix);
-  const olderThan = values['older-than'] as string | undefined;
+  const olderThan = values['older-than'];
   const selection: PauseSelection = {
-    ...(step !== undefined ? { step: step as StepName } : {}),
+    ...(domain
+      ? domainPauseTarget(values, domain)
+      : orderPauseTarget(values.step, values.activity, values.all)),
     ...(prefix !== undefined ? { prefix } : {}),
     ...(olderThan !== undefined
       ? { startedBefore: new Date(Date.now() - parseDuration(olderThan, '--older-than')) }
@@ -105,12 +114,52 @@ export function parsePauseArgs(argv: string[], verb: 'pause' | 'resume') {
   return {
     values,
     selection,
-    limit: parsePositiveInt(values.limit as string | undefined, '--limit', 10_000),
-    action: operatorActionOf({
-      by: values.by as string | undefined,
-      reason: values.reason as string | undefined,
-    }),
+    limit: parsePositiveInt(values.limit, '--limit', 10_000),
+    action: operatorActionOf({ by: values.by, reason: values.reason }),
   };
+}
+
+/** Orders: `--step reserve|charge|email|refund|release | --all`. */
+function orderPauseTarget(
+  step: string | undefined,
+  activity: string | undefined,
+  all: boolean | undefined,
+): Pick<PauseSelection, 'step'> {
+  if (activity !== undefined)
+    throw new UsageError(`orders name a step: --step ${PARKED_STEPS.join('|')}`);
+  if ((step === undefined) === !all) {
+    throw new UsageError(
+      `give exactly one of --step ${PARKED_STEPS.join('|')} or --all (every step)`,
+    );
+  }
+  if (step !== undefined && !(step in STEP_ACTIVITY)) {
+    throw new UsageError(`--step must be one of ${PARKED_STEPS.join(', ')}, got ${step}`);
+  }
+  return step !== undefined ? { step: step as StepName } : {};
+}
+
+/** Another domain: `--activity NAME | --all` (its step table is its workflow code's). */
+function domainPauseTarget(
+  values: { step?: string; activity?: string; all?: boolean },
+  domain: OpsDomain,
+): Pick<PauseSelection, 'activityType' | 'workflowType'> {
+  if (values.step !== undefined)
+    throw new UsageError(
+      `${domain.name} pause|resume take --activity NAME (one of the domain's activities) or --all, not --step`,
+    );
+  const activity = values.activity;
+  if ((activity === undefined) === !values.all)
+    throw new UsageError('give exactly one of --activity NAME or --all (every activity)');
+  if (activity === '') throw new UsageError('--activity may not be empty');
+  return {
+    workflowType: domain.workflowType,
+    ...(activity !== undefined ? { activityType: activity } : {}),
+  };
+}
+
+/** The activity type a pause selects (undefined: every one). */
+export function activityTypeOf(sel: PauseSelection): string | undefined {
+  return sel.step ? STEP_ACTIVITY[sel.step].activityType : sel.activityType;
 }
 
 /** A pending activity of a selected order. */
@@ -128,7 +177,7 @@ export interface PendingActivity {
 export async function findPendingActivities(client: Client, sel: PauseSelection, limit: number) {
   const query = buildPauseQuery(sel);
   const infos = await listExecutions(client, query, limit);
-  const type = sel.step ? STEP_ACTIVITY[sel.step].activityType : undefined;
+  const type = activityTypeOf(sel);
   const found: PendingActivity[] = [];
   await forEachLimited(infos, 8, async (info) => {
     const described = await client.workflowService

@@ -30,8 +30,8 @@ export type SignalOutcome = 'signalled' | 'skipped' | 'failed';
  */
 export const ACTIONABLE_STEPS = ['needs_attention', 'waiting'];
 
-/** The operator signals: any of them ends a parked or waiting episode. */
-const OPERATOR_SIGNALS = [retryStepSignal.name, resolveStepSignal.name, cancelOrderSignal.name];
+/** The operator signals (with the domain's cancel): any of them ends a parked or waiting episode. */
+const operatorSignals = (cancel: string) => [retryStepSignal.name, resolveStepSignal.name, cancel];
 
 function decodeKeyword(payload: temporal.api.common.v1.IPayload | null | undefined) {
   if (!payload?.data) return undefined;
@@ -67,14 +67,17 @@ export function timelineOf(events: temporal.api.history.v1.IHistoryEvent[]): Tim
 /**
  * Classifies our signal (`name`, sent with `identity`) in a run's timeline.
  * retryStep acts when the order was parked (`needs_attention`) or waiting and no other
- * operator signal arrived since it got there; cancelOrder acts when no cancellation arrived before it (the
- * workflow acts on the first one only).
+ * operator signal arrived since it got there; the cancel signal (`cancel`: the domain's, default
+ * the order's cancelOrder) acts when no cancellation arrived before it (the workflow acts on the
+ * first one only).
  */
 export function classifySignal(
   timeline: TimelineEntry[],
   name: string,
   identity: string,
+  cancel: string = cancelOrderSignal.name,
 ): SignalOutcome {
+  const operator = operatorSignals(cancel);
   let step: string | undefined;
   let operatorSignalSinceStep = false;
   let cancelledBefore = false;
@@ -85,13 +88,13 @@ export function classifySignal(
       continue;
     }
     if (entry.name === name && entry.identity === identity) {
-      if (name === cancelOrderSignal.name) return cancelledBefore ? 'skipped' : 'signalled';
+      if (name === cancel) return cancelledBefore ? 'skipped' : 'signalled';
       return ACTIONABLE_STEPS.includes(step ?? '') && !operatorSignalSinceStep
         ? 'signalled'
         : 'skipped';
     }
-    if (OPERATOR_SIGNALS.includes(entry.name)) operatorSignalSinceStep = true;
-    if (entry.name === cancelOrderSignal.name) cancelledBefore = true;
+    if (operator.includes(entry.name)) operatorSignalSinceStep = true;
+    if (entry.name === cancel) cancelledBefore = true;
   }
   return 'failed';
 }
@@ -110,6 +113,7 @@ export async function countSignalOutcomes(
   name: string,
   identity: string,
   concurrency = 8,
+  cancel: string = cancelOrderSignal.name,
 ): Promise<{ counts: SignalCounts; outcomes: Map<string, SignalOutcome> }> {
   const outcomes = new Map<string, SignalOutcome>();
   await forEachLimited(targets, concurrency, async (t) => {
@@ -119,7 +123,7 @@ export async function countSignalOutcomes(
       .catch(() => undefined);
     outcomes.set(
       t.workflowId,
-      history ? classifySignal(timelineOf(history.events ?? []), name, identity) : 'failed',
+      history ? classifySignal(timelineOf(history.events ?? []), name, identity, cancel) : 'failed',
     );
   });
   const counts: SignalCounts = { signalled: 0, skipped: 0, failed: 0 };

@@ -1,6 +1,7 @@
 import { defineDomain } from '../../engine/define-domain';
 import { createOrderActivities } from './activities';
 import { orderCancelledRoute, orderPlacedRoute } from './order-routes';
+import { cancelOrderSignal, orderStatusQuery } from './workflows/order-definitions';
 
 /**
  * The order domain, onceflow's first user of its own engine: OrderPlaced → claim and reserve,
@@ -13,4 +14,6 @@ export const orders = defineDomain({
   routes: [orderPlacedRoute, orderCancelledRoute],
   workflowsPath: require.resolve('./workflows'),
   activities: createOrderActivities,
+  // Its saga keeps the names its histories were recorded with (the ops CLI signals them).
+  ops: { cancelSignal: cancelOrderSignal.name, statusQuery: orderStatusQuery.name },
 });

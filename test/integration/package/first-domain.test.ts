@@ -188,5 +188,33 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
       [cardId],
     );
     assert.deepEqual(claims.rows, [{ domain: 'giftcards', settled: 'completed' }]);
+
+    // The installed CLI serves the program's own domain (--domains-module: its DOMAINS, loaded
+    // without starting the processes), as it serves orders and payouts here.
+    const cli = (args: string[]) => {
+      const r = spawnSync(
+        'npx',
+        ['--no-install', 'onceflow', '--domains-module', 'main.ts', ...args],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: 120_000,
+          env: { ...process.env, DATABASE_SCHEMA: schema, LOG_LEVEL: 'warn' },
+        },
+      );
+      return { code: r.status, json: JSON.parse(r.stdout || 'null'), stderr: r.stderr };
+    };
+    const shown = cli(['giftcards', 'show', '--json', '--', cardId]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.deepEqual(
+      [shown.json.domain, shown.json.status, shown.json.outcome, shown.json.owner.settled],
+      ['giftcards', 'COMPLETED', 'completed', 'completed'],
+    );
+    const listed = cli(['giftcards', 'list', '--prefix', cardId, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.json.query, /WorkflowType = 'giftCard'/);
+    assert.equal(listed.json.count, 2, 'the owner and the duplicate');
+    const other = cli(['orders', 'list', '--json']);
+    assert.equal(other.code, 2, "only the program's domains");
   });
 });
