@@ -146,6 +146,10 @@ describe('reconcile: payouts judged by the payout invariants', () => {
     const facts = cleanFacts();
     facts.workflows = [];
     assert.deepEqual(classify(facts), []);
+    // The claim is the outcome: a refused payout must hold no transfer.
+    facts.effects.set('p3', { charges: [transfer('t3')], refunds: [], emails: [] });
+    assert.deepEqual(found(facts), ['charge-amount-mismatch p3']);
+    facts.effects.delete('p3');
     // Without the claims, the events have no workflow.
     facts.payoutClaims = [];
     assert.deepEqual(found(facts), [
