@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_ROUTES } from '../../../src/domains';
 import { translateMessage, type StartCommand } from '../../../src/events/translate';
-import { generatePayoutStream, interleaveRecords } from '../../../src/tools/payout-stream';
+import { generatePayoutStream, interleaveRecords } from '../../../harness/tools/payout-stream';
 
 const toRaw = (r: { key: string; value: string; headers: Record<string, unknown> }) => ({
   key: Buffer.from(r.key),

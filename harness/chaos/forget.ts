@@ -1,0 +1,159 @@
+// What time does to every memory of an order but its claim (docs/orders.md, "Which memory
+// holds what"): Temporal's retention deletes closed runs, a provider forgets idempotency keys,
+// a consumer group starts over from the beginning. The ledger's own reaper is
+// LedgerStore.reapOlderThan. Used by the chaos run's time-passes fault and by the tests that
+// check the claim against the same expiries.
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Kafka } from 'kafkajs';
+import { adminHeaders } from '../../src/reconcile/provider-ledger';
+import type { ExpireKeysInput } from '../sandbox/key-store';
+import { forEachLimited } from '../../src/util/run-limited';
+import { waitFor } from '../../src/util/wait';
+
+/** gRPC status NOT_FOUND. */
+const GRPC_NOT_FOUND = 5;
+
+/** A step of forgetting failed in a way a retry cannot fix; names what and why. */
+export class ForgetError extends Error {
+  override readonly name = 'ForgetError';
+}
+
+/**
+ * Deletes one run from Temporal, as its namespace retention would (history and visibility),
+ * and waits until the server no longer knows it. `runId` defaults to the current run.
+ * Returns the deleted run's ID.
+ */
+export async function deleteRun(
+  client: Client,
+  workflowId: string,
+  runId?: string,
+  timeoutMs = 60_000,
+): Promise<string> {
+  const described = await client.workflow.getHandle(workflowId, runId).describe();
+  await client.workflowService.deleteWorkflowExecution({
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId, runId: described.runId },
+  });
+  await waitFor(
+    () =>
+      client.workflow
+        .getHandle(workflowId, described.runId)
+        .describe()
+        .then(
+          () => false,
+          (err: unknown) => {
+            if (err instanceof WorkflowNotFoundError) return true;
+            throw err;
+          },
+        ),
+    { timeoutMs, intervalMs: 200, what: `run ${described.runId} of ${workflowId} deleted` },
+  );
+  return described.runId;
+}
+
+/**
+ * Deletes every closed run a visibility query lists (a few at once), as retention would;
+ * running ones are left alone. Counts the deleted runs by workflow type into `counts` (kept
+ * across a retried call) and returns it once the server knows none of them any more: the
+ * Temporal server deletes asynchronously (the dev server all but at once), and a run still
+ * being deleted when its event is read again would reject the new start as a duplicate,
+ * then vanish, where retention leaves no run at all.
+ */
+export async function deleteClosedRuns(
+  client: Client,
+  query: string,
+  counts: Record<string, number> = {},
+  concurrency = 8,
+): Promise<Record<string, number>> {
+  const closed: Array<{ workflowId: string; runId: string; type: string }> = [];
+  for await (const info of client.workflow.list({ query })) {
+    if (info.status.name !== 'RUNNING')
+      closed.push({ workflowId: info.workflowId, runId: info.runId, type: info.type });
+  }
+  await forEachLimited(closed, concurrency, async ({ workflowId, runId, type }) => {
+    await client.workflowService
+      .deleteWorkflowExecution({
+        namespace: client.options.namespace,
+        workflowExecution: { workflowId, runId },
+      })
+      .then(
+        () => (counts[type] = (counts[type] ?? 0) + 1),
+        (err: unknown) => {
+          // Deleted already (a second pass), or gone by retention meanwhile: the same end.
+          if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
+        },
+      );
+  });
+  let left = closed;
+  await waitFor(
+    async () => {
+      const known: typeof closed = [];
+      await forEachLimited(left, concurrency, async (run) => {
+        const gone = await client.workflow
+          .getHandle(run.workflowId, run.runId)
+          .describe()
+          .then(
+            () => false,
+            (err: unknown) => {
+              if (err instanceof WorkflowNotFoundError) return true;
+              throw err;
+            },
+          );
+        if (!gone) known.push(run);
+      });
+      left = known;
+      return left.length === 0;
+    },
+    { timeoutMs: 5 * 60_000, intervalMs: 500, what: `${closed.length} deleted runs gone` },
+  );
+  return counts;
+}
+
+/** Tells the sandbox providers to forget keys now (POST /admin/keys/expire); how many went. */
+export async function expireProviderKeys(
+  providersUrl: string,
+  adminToken: string | undefined,
+  input: ExpireKeysInput,
+): Promise<number> {
+  const res = await fetch(`${providersUrl}/admin/keys/expire`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders(adminToken) },
+    body: JSON.stringify(input),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!res.ok)
+    throw new ForgetError(`POST /admin/keys/expire: HTTP ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { expired: number }).expired;
+}
+
+/**
+ * Moves a consumer group back to the beginning of a topic, as an operator's `--reset-offsets
+ * --to-earliest` does. Kafka only allows it while the group has no members, so the caller
+ * stops its consumers first; a member still leaving is waited for.
+ */
+export async function resetGroupToEarliest(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await waitFor(
+      () =>
+        admin.resetOffsets({ groupId, topic, earliest: true }).then(
+          () => true,
+          // "The consumer group must have no running instances": not yet left.
+          () => false,
+        ),
+      {
+        timeoutMs,
+        intervalMs: 500,
+        what: `consumer group ${groupId} reset to the earliest offsets`,
+      },
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
