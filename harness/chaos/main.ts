@@ -18,6 +18,7 @@ import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
 import type { TimePassesReport } from './time-passes';
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
+import { payoutRequestedRoute } from '../../src/domains/payouts/routes';
 import {
   countSecondRuns,
   countTransientWaits,
@@ -32,6 +33,7 @@ import { readTopology } from '../stack/topology';
 import { CHAOS_STREAM_MIX, describeStreamLine, describeStreamRows } from './stream-mix';
 
 const ROOT = resolve(__dirname, '..', '..');
+const PAYOUT_WORKFLOW = payoutRequestedRoute.workflowType;
 
 /** Faults per kind, for the summary (scheduled) and the report (injected). */
 function countByKind(faults: { kind: string }[]): Record<string, number> {
@@ -100,7 +102,9 @@ async function main(argv: string[]): Promise<number> {
 
     const startedAt = Date.now();
     const sampler = startSampler(client, scenario.prefix, startedAt);
-    const { records, counts } = scenario.stream;
+    const { records } = scenario;
+    const { counts } = scenario.stream;
+    const payoutCounts = scenario.payouts.counts;
     const topic = config.kafka.topics[0]!;
     const ctx: InjectContext = {
       ...{ fleet, stack, providersUrl, seed: args.seed, startedAt, log: say },
@@ -116,10 +120,11 @@ async function main(argv: string[]): Promise<number> {
       publishSpread(kafka, topic, records, args.durationMs * 0.6, startedAt),
     ]);
     await clearProviderFaults(ctx);
-    say(describeStreamLine(scenario.stream));
+    say(describeStreamLine(scenario.stream, scenario.payouts));
 
-    // Resent orders start a second workflow each, which must end `duplicate` without effects.
-    const expected = scenario.stream.expectedWorkflows;
+    // Resent orders (and version-bumped payouts) start a second workflow each, which must end
+    // `duplicate` without effects.
+    const expected = scenario.expectedWorkflows;
     const progress = createProgress('workflows finished', expected);
     const { retried, parkedOnTransient } = await waitForQuiescence(
       client,
@@ -131,7 +136,11 @@ async function main(argv: string[]): Promise<number> {
     );
     progress.finish();
     sampler.stop();
-    const secondRuns = await countSecondRuns(client, scenario.prefix);
+    const secondRuns = await countSecondRuns(client, scenario.orderPrefix);
+    const payoutSecondRuns = await countSecondRuns(client, scenario.payoutPrefix, {
+      workflowType: PAYOUT_WORKFLOW,
+      conflictStep: 'payout_conflict',
+    });
     const waits = await countTransientWaits(client, scenario.prefix);
 
     const report = await runReconcile(
@@ -172,6 +181,7 @@ async function main(argv: string[]): Promise<number> {
       'closed cancellation runs deleted (time passes)',
       deletedRuns(WORKFLOW_TYPE.orderCancellation),
     );
+    faultCounts.set('closed payout runs deleted (time passes)', deletedRuns(PAYOUT_WORKFLOW));
     faultCounts.set(
       'provider keys expired (time passes)',
       sumOf((r) => r.expiredKeys),
@@ -198,13 +208,18 @@ async function main(argv: string[]): Promise<number> {
       invariants,
       read: describeRead(report.read),
       faultCounts: [...faultCounts],
-      streamDefects: describeStreamRows(scenario.stream),
+      streamDefects: describeStreamRows(scenario.stream, scenario.payouts),
       secondRuns: [
         [
           `ended duplicate (of ${counts.resends} resends + ${counts.versionBumps} version bumps + ${deletedRuns(WORKFLOW_TYPE.orderFulfillment)} runs deleted, read again)`,
           secondRuns.duplicate,
         ],
         ['ended order-conflict', secondRuns.orderConflict],
+        [
+          `payout runs ended duplicate (of ${payoutCounts.versionBumps} version bumps + ${deletedRuns(PAYOUT_WORKFLOW)} runs deleted, read again)`,
+          payoutSecondRuns.duplicate,
+        ],
+        ['payout runs ended payout-conflict', payoutSecondRuns.orderConflict],
       ],
       exitCode,
     });
@@ -216,6 +231,9 @@ async function main(argv: string[]): Promise<number> {
       say(`    ${d.class} ${d.subject}: ${d.detail}`);
     say(
       `second runs of an order: ${secondRuns.duplicate} ended duplicate (${counts.resends + counts.versionBumps} resent, ${deletedRuns(WORKFLOW_TYPE.orderFulfillment)} deleted and read again), ${secondRuns.orderConflict} ended order-conflict`,
+    );
+    say(
+      `second runs of a payout: ${payoutSecondRuns.duplicate} ended duplicate (${payoutCounts.versionBumps} version bumps, ${deletedRuns(PAYOUT_WORKFLOW)} deleted and read again), ${payoutSecondRuns.orderConflict} ended payout-conflict`,
     );
     say(`faults: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
     say(
@@ -235,8 +253,10 @@ async function main(argv: string[]): Promise<number> {
         seed: args.seed,
         orders: args.orders,
         stream: counts,
+        payouts: payoutCounts,
         expectedWorkflows: expected,
         secondRuns,
+        payoutSecondRuns,
         timePassed,
         transientWaits: { ...waits, parkedOnTransient },
         violations,

@@ -144,23 +144,29 @@ export async function countTransientWaits(
 }
 
 /**
- * Order runs of the run that found their order owned by another run, by how they ended
- * (OrderStep `duplicate`: same payload, nothing done; `order_conflict`: different payload).
- * A resend, a version bump, or the same event read again after its first run was deleted.
+ * Runs of the run that found their entity owned by another run, by how they ended (step
+ * `duplicate`: same payload, nothing done; `<entity>_conflict`: different payload). A resend,
+ * a version bump, or the same event read again after its first run was deleted. Default: the
+ * order runs; `runs` names another domain's workflow type and conflict step.
  */
 export async function countSecondRuns(
   client: Client,
   prefix: string,
+  runs: { workflowType: string; conflictStep: string } = {
+    workflowType: WORKFLOW_TYPE.orderFulfillment,
+    conflictStep: 'order_conflict',
+  },
 ): Promise<{ duplicate: number; orderConflict: number }> {
+  const { workflowType, conflictStep } = runs;
   const ofStep = (step: string) =>
     visibility.allOf(
-      visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
+      visibility.equals(SYSTEM_ATTRIBUTE.workflowType, workflowType),
       visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
       visibility.equals(SEARCH_ATTRIBUTE.step, step),
     );
   const [duplicate, orderConflict] = await Promise.all([
     client.workflow.count(ofStep('duplicate')),
-    client.workflow.count(ofStep('order_conflict')),
+    client.workflow.count(ofStep(conflictStep)),
   ]);
   return { duplicate: duplicate.count, orderConflict: orderConflict.count };
 }

@@ -1,4 +1,5 @@
 import type { OrderStream, OrderStreamOptions } from '../tools/order-stream';
+import type { PayoutStream } from '../tools/payout-stream';
 
 /**
  * What the chaos run adds to the demo's order mix (rates per order): late placements (stale
@@ -13,11 +14,18 @@ export const CHAOS_STREAM_MIX = {
   orderIdMismatchRate: 0.02,
 } as const satisfies Partial<OrderStreamOptions>;
 
-/** The report's stream table: what was published besides one clean event per order. */
-export function describeStreamRows(stream: OrderStream): [string, number][] {
+/**
+ * The report's stream table: what was published besides one clean event per order (and per
+ * payout, when the run has payouts beside its orders).
+ */
+export function describeStreamRows(
+  stream: OrderStream,
+  payouts?: PayoutStream,
+): [string, number][] {
   const c = stream.counts;
+  const p = payouts?.counts;
   return [
-    ['messages', stream.records.length],
+    ['messages', stream.records.length + (payouts?.records.length ?? 0)],
     ['orders placed (fulfilled or declined)', c.orders],
     ['cancellations', c.cancels],
     ['redeliveries (same event)', c.duplicates],
@@ -28,24 +36,42 @@ export function describeStreamRows(stream: OrderStream): [string, number][] {
     ['stale versions (placement after cancellation)', c.stale],
     ['orderId ≠ aggregateId (poison)', c.orderIdMismatches],
     ['poison', c.poison],
+    ...(p
+      ? ([
+          ['payouts requested (paid or refused)', p.payouts],
+          ['payout cancellations', p.cancels],
+          ['payout redeliveries (same event)', p.duplicates],
+          ['payout re-emits (same version, new event ID)', p.reemits],
+          ['payout version bumps (same payout, next version)', p.versionBumps],
+          ['payout identity conflicts', p.conflicts],
+          ['payout poison', p.poison],
+        ] as [string, number][])
+      : []),
   ];
 }
 
 /** The one-line summary printed after publishing. */
-export function describeStreamLine(stream: OrderStream): string {
+export function describeStreamLine(stream: OrderStream, payouts?: PayoutStream): string {
   const c = stream.counts;
+  const p = payouts?.counts;
   return (
     `published ${stream.records.length} messages (${c.duplicates} redeliveries, ${c.reemits} re-emits, ` +
     `${c.resends} resends, ${c.versionBumps} version bumps, ${c.conflicts} conflicts, ${c.stale} stale, ` +
-    `${c.orderIdMismatches} orderId mismatches, ${c.poison} poison)`
+    `${c.orderIdMismatches} orderId mismatches, ${c.poison} poison)` +
+    (payouts && p
+      ? ` and ${payouts.records.length} payout messages (${p.payouts} payouts, ${p.cancels} cancellations, ` +
+        `${p.duplicates} redeliveries, ${p.reemits} re-emits, ${p.versionBumps} version bumps, ` +
+        `${p.conflicts} conflicts, ${p.poison} poison)`
+      : '')
   );
 }
 
 /**
  * Messages the bridge must dead-letter, at least: poison, orderId mismatches, identity
- * conflicts and stale versions (a bridge killed after a DLQ write may write one again).
+ * conflicts and stale versions (and the payouts' poison and identity conflicts) (a bridge killed after a DLQ write may write one again).
  */
-export function expectedDeadLetters(stream: OrderStream): number {
+export function expectedDeadLetters(stream: OrderStream, payouts?: PayoutStream): number {
   const c = stream.counts;
-  return c.poison + c.orderIdMismatches + c.conflicts + c.stale;
+  const p = payouts?.counts;
+  return c.poison + c.orderIdMismatches + c.conflicts + c.stale + (p ? p.poison + p.conflicts : 0);
 }

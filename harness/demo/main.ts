@@ -17,10 +17,14 @@ import {
   type Component,
 } from '../pipeline/components';
 import { buildScenario, seedStock } from '../pipeline/scenario';
-import { checkInvariants, type OrderFacts } from '../pipeline/invariants';
+import { checkInvariants, type OrderFacts, type PayoutFacts } from '../pipeline/invariants';
 import { listOrderClaims } from '../../src/domains/orders/order-claim-store';
+import { listClaims } from '../../src/db/entity-claim-store';
+import { PAYOUTS_DOMAIN } from '../../src/domains/payouts/workflows/payout-names';
+import { payoutRequestedRoute } from '../../src/domains/payouts/routes';
 import {
   countRunWorkflows,
+  readEntityRuns,
   readDlqByReason,
   readOrderEffects,
   readOrderSteps,
@@ -36,7 +40,8 @@ const DEMO_USAGE = 'usage: npm run demo -- [--orders 300] [--seed 1] [--stop]\n'
  * `npm run demo`: the whole pipeline on the embedded local stack. Installs and starts the
  * stack when needed, runs the sandbox providers, a worker and the bridge as their own
  * processes, publishes a few hundred orders (with duplicates, re-emits, poison, declined
- * cards, scarce stock and cancellations), waits until every workflow has finished, checks the
+ * cards, scarce stock and cancellations) and payouts beside them (re-sends, blocked
+ * beneficiaries, cancellations, poison), waits until every workflow has finished, checks the
  * invariants and prints a summary and the Web UI address. Exits 1 if an invariant is broken.
  * The stack stays up for the Web UI (`npm run stack:stop`); `-- --stop` stops it.
  */
@@ -66,7 +71,9 @@ async function main(): Promise<number> {
     components.push(bridge);
     await waitForHttp(bridge, metricsUrl);
 
-    const { records, counts, orders, cancelledOrderIds } = scenario.stream;
+    const { records } = scenario;
+    const { counts, orders, cancelledOrderIds } = scenario.stream;
+    const payoutCounts = scenario.payouts.counts;
     const topic = config.kafka.topics[0]!;
     const producer = kafka.producer();
     await producer.connect();
@@ -74,10 +81,10 @@ async function main(): Promise<number> {
       await producer.send({ topic, acks: -1, messages: records.slice(i, i + 500) });
     await producer.disconnect();
     process.stderr.write(
-      `published ${records.length} messages for ${counts.orders} orders to ${topic}\n`,
+      `published ${records.length} messages for ${counts.orders} orders and ${payoutCounts.payouts} payouts to ${topic}\n`,
     );
 
-    const expected = counts.orders + counts.cancels;
+    const expected = scenario.expectedWorkflows;
     const progress = createProgress('workflows finished', expected);
     await waitFor(
       async () => {
@@ -92,9 +99,9 @@ async function main(): Promise<number> {
     );
     progress.finish();
 
-    const steps = await readOrderSteps(client, scenario.prefix);
+    const steps = await readOrderSteps(client, scenario.orderPrefix);
     const claims = new Map(
-      (await listOrderClaims(pool, { prefix: scenario.prefix })).map((c) => [c.orderId, c]),
+      (await listOrderClaims(pool, { prefix: scenario.orderPrefix })).map((c) => [c.orderId, c]),
     );
     const cancelled = new Set(cancelledOrderIds);
     const facts = new Map<string, OrderFacts>();
@@ -108,9 +115,16 @@ async function main(): Promise<number> {
         effects: await readOrderEffects(providersUrl, orderId, config.providers.adminToken),
       });
     }
+    const payouts = await readPayoutFacts(scenario, {
+      client,
+      pool,
+      providersUrl,
+      adminToken: config.providers.adminToken,
+    });
     const finalStock = new Map<string, number>();
     for (const sku of scenario.initialStock.keys()) finalStock.set(sku, await readStock(pool, sku));
-    const poisonProduced = counts.poison + counts.conflicts;
+    const poisonProduced =
+      counts.poison + counts.conflicts + payoutCounts.poison + payoutCounts.conflicts;
     const dlq = await readDlqByReason(
       kafka,
       dlqTopicOf(topic),
@@ -120,6 +134,7 @@ async function main(): Promise<number> {
     );
     const violations = checkInvariants({
       orders: facts,
+      payouts,
       initialStock: scenario.initialStock,
       finalStock,
       poisonProduced,
@@ -131,6 +146,12 @@ async function main(): Promise<number> {
       byStep.set(f.step ?? 'missing', (byStep.get(f.step ?? 'missing') ?? 0) + 1);
     const all = [...facts.values()];
     const sum = (pick: (f: OrderFacts) => number) => all.reduce((s, f) => s + pick(f), 0);
+    const payoutsBy = new Map<string, number>();
+    for (const p of payouts.values()) {
+      const ending = p.settled ?? p.runs.find((r) => r.step !== 'duplicate')?.step ?? 'missing';
+      payoutsBy.set(ending, (payoutsBy.get(ending) ?? 0) + 1);
+    }
+    const payoutEffects = [...payouts.values()].map((p) => p.effects);
     const fmt = (m: Map<string, number>) =>
       [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
@@ -140,10 +161,13 @@ async function main(): Promise<number> {
       [
         '',
         `onceflow demo summary (run ${scenario.run}, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
-        `  messages published   ${records.length} (${counts.duplicates} redeliveries, ${counts.reemits} re-emits, ${counts.conflicts} conflicts, ${counts.poison} poison)`,
+        `  messages published   ${records.length} (${counts.duplicates + payoutCounts.duplicates} redeliveries, ${counts.reemits + payoutCounts.reemits} re-emits, ${counts.conflicts + payoutCounts.conflicts} conflicts, ${counts.poison + payoutCounts.poison} poison)`,
         `  orders               ${counts.orders}, cancellations ${counts.cancels}`,
+        `  payouts              ${payoutCounts.payouts}, cancellations ${payoutCounts.cancels}, version bumps ${payoutCounts.versionBumps}`,
         `  workflows            ${expected} finished; orders by outcome: ${fmt(byStep)}`,
+        `                       payouts by outcome: ${fmt(payoutsBy)}`,
         `  charges              ${sum((f) => f.effects.charges.length)}, refunds ${sum((f) => f.effects.refunds.length)}, emails ${sum((f) => f.effects.emails.length)}`,
+        `  transfers            ${payoutEffects.reduce((s, e) => s + e.charges.length, 0)}, reversals ${payoutEffects.reduce((s, e) => s + e.refunds.length, 0)}, notices ${payoutEffects.reduce((s, e) => s + e.emails.length, 0)}`,
         `  DLQ by reason        ${fmt(dlq)}`,
         `  duplicates absorbed  ${duplicates}`,
         `  invariants           ${violations.length === 0 ? 'all hold' : `${violations.length} BROKEN`}`,
@@ -166,6 +190,42 @@ async function main(): Promise<number> {
     await pool.end();
     if (values.stop) await stack.stop();
   }
+}
+
+/** What the demo judges each payout of the run by: its runs, its claim, the provider's ledger. */
+async function readPayoutFacts(
+  scenario: ReturnType<typeof buildScenario>,
+  deps: {
+    client: Awaited<ReturnType<typeof connectClient>>;
+    pool: ReturnType<typeof createPool>;
+    providersUrl: string;
+    adminToken?: string;
+  },
+): Promise<Map<string, PayoutFacts>> {
+  const runs = await readEntityRuns(
+    deps.client,
+    scenario.payoutPrefix,
+    payoutRequestedRoute.workflowType,
+  );
+  const claims = new Map(
+    (await listClaims(deps.pool, PAYOUTS_DOMAIN, { prefix: scenario.payoutPrefix })).map((c) => [
+      c.entityId,
+      c,
+    ]),
+  );
+  const cancelled = new Set(scenario.payouts.cancelledPayoutIds);
+  const out = new Map<string, PayoutFacts>();
+  for (const [payoutId, data] of scenario.payouts.payouts) {
+    const settled = claims.get(payoutId)?.settled;
+    out.set(payoutId, {
+      data,
+      runs: runs.get(payoutId) ?? [],
+      ...(settled !== undefined ? { settled } : {}),
+      cancelled: cancelled.has(payoutId),
+      effects: await readOrderEffects(deps.providersUrl, payoutId, deps.adminToken),
+    });
+  }
+  return out;
 }
 
 /**

@@ -26,7 +26,32 @@ export async function readOrderSteps(client: Client, prefix: string): Promise<Ma
   return steps;
 }
 
-/** Workflows of the run (orders and cancellations), and how many still run. */
+/**
+ * How every closed run of one workflow type whose EntityId starts with `prefix` ended (its
+ * step), by entity: each payout's runs, the owner's and any second one's.
+ */
+export async function readEntityRuns(
+  client: Client,
+  prefix: string,
+  workflowType: string,
+): Promise<Map<string, Array<{ workflowId: string; step?: string }>>> {
+  const runs = new Map<string, Array<{ workflowId: string; step?: string }>>();
+  const query = visibility.allOf(
+    visibility.equals(SYSTEM_ATTRIBUTE.workflowType, workflowType),
+    visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
+  );
+  for await (const info of client.workflow.list({ query })) {
+    const entityId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
+    if (!entityId) continue;
+    const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+    const list = runs.get(entityId) ?? [];
+    list.push({ workflowId: info.workflowId, ...(step !== undefined ? { step } : {}) });
+    runs.set(entityId, list);
+  }
+  return runs;
+}
+
+/** Workflows of the run (orders, payouts and cancellations), and how many still run. */
 export async function countRunWorkflows(
   client: Client,
   prefix: string,

@@ -87,7 +87,7 @@ export interface OrderStream {
  * of one seed (chaos on the same stack, whose prefixes differ) never share an event ID, and
  * an event of one cannot find the other's workflow as its own with another payload.
  */
-function seededId(seed: number, prefix: string, n: number): string {
+export function seededId(seed: number, prefix: string, n: number): string {
   const h = createHash('sha256').update(`${prefix}:${seed}:${n}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -1,6 +1,12 @@
 import { EVENT_TYPES } from '../domains/orders/order-events';
 import { POISON_REASONS } from '../events/poison';
 import { classifyOrders } from './classify-orders';
+import {
+  classifyPayouts,
+  payoutAnsweredByClaim,
+  payoutIdsOf,
+  withoutPayouts,
+} from './classify-payouts';
 import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';
 
 export { computeNetCharge } from './classify-orders';
@@ -69,6 +75,7 @@ function collectExpectedStarts(facts: ReconcileFacts): Map<string, ExpectedStart
  * (a completed order with a lost cancellation is still refund-missing, and reported here).
  */
 function answeredByClaim(facts: ReconcileFacts, e: ExpectedStart): boolean {
+  if (payoutAnsweredByClaim(facts, e)) return true;
   const claim = facts.claims?.find((c) => c.orderId === e.subject);
   if (!claim?.settled) return false;
   if (e.eventType === EVENT_TYPES.orderPlaced) return true;
@@ -167,7 +174,9 @@ export function classifyDiscrepancies(
 ): Discrepancy[] {
   const out: Discrepancy[] = [];
   classifyIdentities(facts, out);
-  classifyOrders(facts, out);
+  const payoutIds = payoutIdsOf(facts);
+  classifyOrders(withoutPayouts(facts, payoutIds), out);
+  classifyPayouts(facts, payoutIds, out);
   classifyStuck(facts, options, out);
   classifyDlq(facts, out);
   const rank = (d: Discrepancy) => DISCREPANCY_CLASSES.indexOf(d.class);

@@ -1,4 +1,5 @@
 import type { LedgerEntry as StoredLedgerEntry } from '../db/ledger-store';
+import type { EntityClaim } from '../db/entity-claim';
 import type { OrderClaim } from '../domains/orders/workflows/order-claim';
 
 /**
@@ -42,6 +43,8 @@ export interface TopicEvent {
   orderId?: string;
   /** `data.totalMinor` of an OrderPlaced. */
   totalMinor?: number;
+  /** `data.amountMinor` of a PayoutRequested. */
+  amountMinor?: number;
   /** The bridge's fingerprint of the validated data (what a second run of an order compares). */
   fingerprint?: string;
   /** `topic/partition/offset`. */
@@ -73,7 +76,10 @@ export interface WorkflowFacts {
   startTime: Date;
 }
 
-/** The providers' ledger of one order (GET /admin/ledger?orderId=…), reduced. */
+/**
+ * The providers' ledger of one order (GET /admin/ledger?orderId=…), reduced; a payout's
+ * transfers, reversals and notices are its charges, refunds and emails.
+ */
 export interface OrderEffects {
   charges: Array<{ id: string; amountMinor: number }>;
   refunds: Array<{ chargeId: string; amountMinor: number }>;
@@ -115,6 +121,8 @@ export interface ReconcileFacts {
    * owner's run, the claim still says how the order ended. Default: none.
    */
   claims?: OrderClaim[];
+  /** Payout claims (domain `payouts`): each payout's owner and how it settled. Default: none. */
+  payoutClaims?: EntityClaim[];
   /**
    * Set when retention trimmed a source topic: the oldest timestamp still on it. A workflow
    * started before it may have had its event deleted, so it is not judged

@@ -21,11 +21,13 @@ import {
 import {
   readLedgerEntries,
   readOrderClaims,
+  readPayoutClaims,
   readOrderEffects,
   readReservations,
   readWorkflows,
 } from './sources';
 import { readTopicsToEnd } from '../kafka/topic-reader';
+import { payoutIdsOf } from './classify-payouts';
 
 /** The clients reconcile reads through; the caller owns and closes them. */
 export interface ReconcileDeps {
@@ -72,6 +74,8 @@ export interface ReconcileReport {
     ledgerRows: number;
     workflows: number;
     orders: number;
+    /** Payouts judged (any source knew them). */
+    payouts: number;
     reservations: number;
     /** Order claims read, and how many of them have settled. */
     claims: number;
@@ -146,7 +150,10 @@ async function readTopicFacts(
       }
       const orderId = t.searchAttributes.EntityId;
       if (!subjectOf(message, orderId, t.aggregateId).startsWith(prefix)) return;
-      const total = (t.data as { totalMinor?: unknown }).totalMinor;
+      const { totalMinor: total, amountMinor: amount } = t.data as {
+        totalMinor?: unknown;
+        amountMinor?: unknown;
+      };
       events.push({
         identity: t.identity,
         workflowId: t.workflowId,
@@ -156,6 +163,7 @@ async function readTopicFacts(
         coordinates,
         ...(orderId !== undefined ? { orderId } : {}),
         ...(typeof total === 'number' ? { totalMinor: total } : {}),
+        ...(typeof amount === 'number' ? { amountMinor: amount } : {}),
         fingerprint: t.fingerprint,
       });
     },
@@ -187,17 +195,19 @@ export async function runReconcile(
 ): Promise<ReconcileReport> {
   const prefix = options.prefix ?? '';
   const workflowTypes = new Set([...options.routes.values()].map((r) => r.workflowType));
-  const [topicFacts, ledger, workflows, reservations, claims] = await Promise.all([
+  const [topicFacts, ledger, workflows, reservations, claims, payoutClaims] = await Promise.all([
     readTopicFacts(deps.kafka, options),
     readLedgerEntries(deps.pool, options.schema, prefix),
     readWorkflows(deps.client, { prefix, workflowTypes }),
     readReservations(deps.pool, options.schema, prefix),
     readOrderClaims(deps.pool, options.schema, prefix),
+    readPayoutClaims(deps.pool, options.schema, prefix),
   ]);
   const orderIds = new Set([
     ...topicFacts.events.flatMap((e) => (e.orderId ? [e.orderId] : [])),
     ...workflows.flatMap((w) => (w.orderId ? [w.orderId] : [])),
     ...claims.map((c) => c.orderId),
+    ...payoutClaims.map((c) => c.entityId),
   ]);
   const effects = await readOrderEffects(orderIds, {
     providersUrl: options.providersUrl,
@@ -212,8 +222,10 @@ export async function runReconcile(
     reservations,
     dlq: topicFacts.dlq,
     claims,
+    payoutClaims,
     ...(topicFacts.eventsKnownSince ? { eventsKnownSince: topicFacts.eventsKnownSince } : {}),
   };
+  const payoutIds = payoutIdsOf(facts);
   const discrepancies = classifyDiscrepancies(facts, {
     now: options.now ?? new Date(),
     stuckAfterMs: options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
@@ -229,10 +241,11 @@ export async function runReconcile(
       poison: facts.poison.length,
       ledgerRows: ledger.length,
       workflows: workflows.length,
-      orders: orderIds.size,
+      orders: orderIds.size - payoutIds.size,
+      payouts: payoutIds.size,
       reservations: reservations.length,
-      claims: claims.length,
-      settledClaims: claims.filter((c) => c.settled !== undefined).length,
+      claims: claims.length + payoutClaims.length,
+      settledClaims: [...claims, ...payoutClaims].filter((c) => c.settled !== undefined).length,
       dlqMessages: facts.dlq.length,
       eventsKnownSince: facts.eventsKnownSince?.toISOString() ?? null,
     },

@@ -3,6 +3,9 @@ import type pg from 'pg';
 import { createLedgerStore } from '../db/ledger-store';
 import type { OrderClaim } from '../domains/orders/workflows/order-claim';
 import { listOrderClaims } from '../domains/orders/order-claim-store';
+import { listClaims } from '../db/entity-claim-store';
+import type { EntityClaim } from '../db/entity-claim';
+import { PAYOUTS_DOMAIN } from '../domains/payouts/workflows/payout-names';
 import { qualifyTable } from '../config/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
@@ -48,6 +51,19 @@ export async function readOrderClaims(
     return await listOrderClaims(pool, { schema, prefix });
   } catch (err) {
     throw new ReconcileSourceError(`order claims (${schema}.order_claims)`, err);
+  }
+}
+
+/** Payout claims of payouts whose ID starts with `prefix` ('' = all): each payout's owner. */
+export async function readPayoutClaims(
+  pool: pg.Pool,
+  schema: string,
+  prefix: string,
+): Promise<EntityClaim[]> {
+  try {
+    return await listClaims(pool, PAYOUTS_DOMAIN, { schema, prefix });
+  } catch (err) {
+    throw new ReconcileSourceError(`payout claims (${schema}.entity_claims)`, err);
   }
 }
 

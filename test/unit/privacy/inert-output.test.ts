@@ -160,6 +160,7 @@ describe('operator output is inert (issue 17)', () => {
           ledgerRows: 1,
           workflows: 1,
           orders: 1,
+          payouts: 0,
           reservations: 1,
           claims: 1,
           settledClaims: 1,

@@ -79,6 +79,7 @@ describe('reconcile: command line', () => {
       ledgerRows: 1,
       workflows: 1,
       orders: 1,
+      payouts: 0,
       reservations: 1,
       claims: 1,
       settledClaims: 1,

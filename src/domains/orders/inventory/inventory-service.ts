@@ -5,9 +5,11 @@ import { claimOrder, findOrderClaim, settleOrderClaim } from '../order-claim-sto
 import {
   findReservation,
   insertReservation,
+  lockReservationsOfOrder,
   markReleased,
   type ReservedLine,
 } from './reservation-store';
+import { stepKeys } from '../workflows/order-definitions';
 import { readStock, returnStock, takeStock } from './stock-store';
 
 /** Not enough units of a SKU for a reservation; nothing was taken. */
@@ -211,7 +213,7 @@ export async function releaseStock(pool: pg.Pool, input: ReleaseInput): Promise<
  * A run cancelled before it reserved claims the order as cancelled, so a later run for the
  * order (a re-send) ends as a duplicate instead of reserving and charging a cancelled order.
  * When another run already owns the order, its claim is returned: the cancellation belongs
- * to that owner.
+ * to that owner. When the run's own reserve had committed unrecorded, its stock is returned.
  */
 export async function claimCancelledOrder(
   pool: pg.Pool,
@@ -221,6 +223,18 @@ export async function claimCancelledOrder(
   try {
     await client.query('BEGIN');
     const verdict = await claimOrder(client, { ...input, cancelled: true });
+    // The run's own claim, not written as cancelled: an earlier attempt of its reserve
+    // committed (claim and reservation) but the workflow task that would have recorded it was
+    // lost (a worker killed mid-task, a task timeout). Cancelled before it retried the
+    // reserve, the run has nothing on its compensation stack and would settle `cancelled`
+    // with the stock still taken: release it here, with the claim, under the release key.
+    if (verdict.kind === 'owner' && verdict.claim.cancelledAt === undefined) {
+      for (const r of await lockReservationsOfOrder(client, input.orderId)) {
+        if (r.status !== 'reserved') continue;
+        for (const line of r.items) await returnStock(client, line.sku, line.quantity);
+        await markReleased(client, r.key, stepKeys(input.orderId).release);
+      }
+    }
     await client.query('COMMIT');
     return verdict;
   } catch (err) {

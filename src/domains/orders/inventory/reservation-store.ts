@@ -61,6 +61,19 @@ export async function findReservation(
   return rows[0] && toReservation(rows[0]);
 }
 
+/** An order's reservations (by the order ID the rows record), locked for a release. */
+export async function lockReservationsOfOrder(
+  client: pg.PoolClient,
+  orderId: string,
+): Promise<Reservation[]> {
+  const { rows } = await client.query<ReservationRow>(
+    `SELECT key, order_id, items, status, release_key FROM inventory_reservations
+      WHERE order_id = $1 ORDER BY key FOR UPDATE`,
+    [orderId],
+  );
+  return rows.map(toReservation);
+}
+
 /** Marks a reservation released under `releaseKey`, in the caller's transaction. */
 export async function markReleased(
   client: pg.PoolClient,

@@ -1,7 +1,7 @@
 // PayoutCancelled → the payout's owner (its claim) compensates: a running payout is signalled
 // (its saga reverses what it did), a paid one is reversed here under the same `reverse` key,
 // so whichever path runs first the provider reverses once. Workflow code.
-import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
 import {
   cancelSignal,
   proxyForeign,
@@ -16,6 +16,16 @@ import { PAYOUT_KEY_KIND } from './payout-names';
 const own = proxyOwn<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>();
 const foreign = proxyForeign<Pick<PayoutActivities, 'reverseTransfer'>>();
 
+/**
+ * How long a cancellation waits for its payout's run to claim the payout. The bridge starts
+ * the PayoutRequested's run before this one (same aggregate, same partition, in order), but
+ * that run's claim may come later: its first workflow task can be lost with a killed worker
+ * and retried after the task timeout while this run goes ahead on another worker. Without
+ * the wait, a cancellation could find no owner, do nothing, and let the payout pay out.
+ * Durable timers, doubling from 1 s to 30 s: about ten minutes in all.
+ */
+const OWNER_WAIT_MS = 10 * 60_000;
+
 export interface PayoutCancellationResult {
   payoutId: string;
   handledBy: 'payout-not-found' | 'already-settled' | 'signalled' | 'reversed';
@@ -27,7 +37,13 @@ export async function payoutCancellation(
   input: EventWorkflowInput<PayoutCancelledData>,
 ): Promise<PayoutCancellationResult> {
   const { payoutId, reason } = input.data;
-  const owner = await own.findPayoutOwner({ payoutId });
+  let owner = await own.findPayoutOwner({ payoutId });
+  for (let waited = 0, pause = 1000; !owner.workflowId && waited < OWNER_WAIT_MS;) {
+    await sleep(pause);
+    waited += pause;
+    pause = Math.min(pause * 2, 30_000);
+    owner = await own.findPayoutOwner({ payoutId });
+  }
   if (!owner.workflowId) return { payoutId, handledBy: 'payout-not-found' };
   const ownerWorkflowId = owner.workflowId;
   if (owner.settled !== undefined && owner.settled !== 'completed')

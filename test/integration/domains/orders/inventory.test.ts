@@ -171,6 +171,28 @@ describe('inventory activities (real Postgres)', () => {
     assert.equal(await readStock(db.pool, sku), 8);
   });
 
+  it('a run cancelled after its reserve committed unrecorded returns the stock as it claims cancelled', async () => {
+    const sku = uniqueName('sku');
+    await setStock(db.pool, sku, 10);
+    const orderId = uniqueName('unrecorded');
+    const run = { orderId, workflowId: 'wf-owner', runId: 'run-1', fingerprint: 'fp-a' };
+    // The reserve committed, but the workflow task that would have recorded it was lost.
+    const key = `order:${orderId}:reserve`;
+    owned(await inventory.reserveInventory({ ...run, key, items: [{ sku, quantity: 2 }] }));
+    assert.equal(await readStock(db.pool, sku), 8);
+    const verdict = await inventory.claimCancelledOrder(run);
+    assert.equal(verdict.kind, 'owner');
+    assert.equal(await readStock(db.pool, sku), 10, 'the unrecorded reservation is returned');
+    const reservation = await findReservation(db.pool, key);
+    assert.equal(reservation?.status, 'released');
+    assert.equal(reservation?.releaseKey, `order:${orderId}:release`);
+    // Asked again (an activity retry), and by another run: nothing more is returned.
+    await inventory.claimCancelledOrder(run);
+    const other = await inventory.claimCancelledOrder({ ...run, workflowId: 'wf-2', runId: 'r2' });
+    assert.equal(other.kind, 'duplicate');
+    assert.equal(await readStock(db.pool, sku), 10);
+  });
+
   it('a claim written before run IDs: its own run adopts it, a run of its ID started later is a duplicate', async () => {
     const sku = uniqueName('sku');
     await setStock(db.pool, sku, 10);

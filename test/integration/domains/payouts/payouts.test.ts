@@ -4,6 +4,7 @@ import { payout, payoutCancellation } from '../../../../src/domains/payouts/work
 import type { PayoutRequestedData } from '../../../../src/domains/payouts/payout-events';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../../support/order-env';
 import { uniqueName } from '../../../support/services';
+import { waitFor } from '../../../../src/util/wait';
 
 // The second domain, built on the public API only: the same worker (every registered domain),
 // the same sandbox providers, the same claim table as orders.
@@ -73,5 +74,45 @@ describe('payouts: a second domain on the public API (real Temporal, Postgres, p
       ledger.refunds.map((r) => [r.amountMinor, r.idempotencyKey]),
       [[4200, `payout:${data.payoutId}:reverse`]],
     );
+  });
+  it('PayoutCancelled read before its payout has claimed waits for the claim, then undoes the payout', async () => {
+    const data = newPayout();
+    // The cancellation first: it finds no claim and waits on a durable timer (without the
+    // wait it would end payout-not-found and the payout would keep its transfer).
+    const cancellation = await env.client.workflow.start(payoutCancellation, {
+      taskQueue: env.taskQueue,
+      workflowId: uniqueName(`PayoutCancelled:${data.payoutId}`),
+      args: [
+        eventInputOf('PayoutCancelled', data.payoutId, {
+          payoutId: data.payoutId,
+          reason: 'asked',
+        }),
+      ],
+    });
+    await waitFor(
+      async () =>
+        ((await cancellation.fetchHistory()).events ?? []).some(
+          (e) => e.timerStartedEventAttributes,
+        ),
+      { timeoutMs: 60_000, what: 'the cancellation to wait for an owner' },
+    );
+    const paid = await run(data);
+    const handled = await cancellation.result();
+    assert.ok(['signalled', 'reversed'].includes(handled.handledBy), JSON.stringify(handled));
+    // Signalled while it ran (it unwound itself), or reversed after it had paid.
+    assert.ok(['cancelled', 'completed'].includes(String(paid.outcome)), JSON.stringify(paid));
+    await waitFor(
+      async () => {
+        const claim = await findClaim(env.db.pool, { domain: 'payouts', entityId: data.payoutId });
+        return claim?.settled === 'cancelled' || claim?.settled === 'reversed';
+      },
+      { timeoutMs: 60_000, what: 'the payout claim to settle cancelled or reversed' },
+    );
+    const ledger = await env.ledger(data.payoutId);
+    const net =
+      ledger.charges.reduce((s, c) => s + c.amountMinor, 0) -
+      ledger.refunds.reduce((s, r) => s + r.amountMinor, 0);
+    assert.equal(net, 0, JSON.stringify(ledger));
+    assert.ok(ledger.charges.length <= 1 && ledger.refunds.length <= 1, JSON.stringify(ledger));
   });
 });

@@ -37,9 +37,19 @@ interface ChaosSummary {
     versionBumps: number;
     orderIdMismatches: number;
   };
+  payouts: {
+    payouts: number;
+    cancels: number;
+    duplicates: number;
+    reemits: number;
+    versionBumps: number;
+    conflicts: number;
+    poison: number;
+  };
   expectedWorkflows: number;
   secondRuns: { duplicate: number; orderConflict: number };
-  read: { workflows: number; dlqMessages: number };
+  payoutSecondRuns: { duplicate: number; orderConflict: number };
+  read: { workflows: number; dlqMessages: number; orders: number; payouts: number };
   violations: number;
   invariants: Record<string, number>;
   faults: Record<string, number>;
@@ -69,12 +79,23 @@ describe('npm run chaos (short seeded run)', function () {
     // resent order (which ended duplicate, acting on nothing: reconcile found no second
     // effect), and every rejected message in the DLQ (a bridge killed after a DLQ write may
     // write it again).
-    const { stream, read } = summary;
+    // Payouts ran beside the orders (one workflow per payout, cancellation and version bump),
+    // and reconcile judged every one of them by the payout invariants.
+    const { stream, read, payouts } = summary;
     assert.equal(
       summary.expectedWorkflows,
-      stream.orders + stream.cancels + stream.resends + stream.versionBumps,
+      stream.orders +
+        stream.cancels +
+        stream.resends +
+        stream.versionBumps +
+        (payouts.payouts + payouts.cancels + payouts.versionBumps),
     );
     assert.equal(read.workflows, summary.expectedWorkflows);
+    assert.ok(payouts.payouts > 0 && payouts.cancels > 0 && payouts.versionBumps > 0);
+    assert.equal(read.payouts, payouts.payouts);
+    assert.equal(read.orders, stream.orders + stream.stale);
+    assert.ok(summary.payoutSecondRuns.duplicate >= payouts.versionBumps);
+    assert.equal(summary.payoutSecondRuns.orderConflict, 0);
     assert.ok(summary.secondRuns.duplicate > 0, JSON.stringify(summary.secondRuns));
     // Time passed once: the ledger reaped, closed runs deleted, keys of settled orders
     // expired, the topic read again. Each deleted order run came back as a duplicate.
@@ -88,7 +109,12 @@ describe('npm run chaos (short seeded run)', function () {
     assert.equal(summary.secondRuns.orderConflict, 0);
     assert.ok(
       read.dlqMessages >=
-        stream.poison + stream.conflicts + stream.stale + stream.orderIdMismatches,
+        stream.poison +
+          stream.conflicts +
+          stream.stale +
+          stream.orderIdMismatches +
+          payouts.poison +
+          payouts.conflicts,
     );
     // Every defect class of the stream was in it.
     for (const [defect, n] of Object.entries(summary.stream)) assert.ok(n > 0, `${defect}: ${n}`);
@@ -134,6 +160,7 @@ describe('npm run chaos (short seeded run)', function () {
     assert.match(html, /stale versions \(placement after cancellation\)<\/td><td>[1-9]/);
     assert.match(html, /resends \(fresh event ID, no version\)<\/td><td>[1-9]/);
     assert.match(html, /orderId ≠ aggregateId \(poison\)<\/td><td>[1-9]/);
+    assert.match(html, /payouts requested \(paid or refused\)<\/td><td>[1-9]/);
     assert.match(
       html,
       /ended duplicate \(of \d+ resends \+ \d+ version bumps \+ \d+ runs deleted, read again\)<\/td><td>[1-9]/,

@@ -9,7 +9,8 @@ import { buildScenario } from '../../../../harness/pipeline/scenario';
 
 describe('chaos: the stream mix', () => {
   // The short chaos test runs seed 12 with 60 orders and checks every defect class was in it.
-  const { stream } = buildScenario(60, 12, CHAOS_STREAM_MIX);
+  const scenario = buildScenario(60, 12, CHAOS_STREAM_MIX);
+  const { stream, payouts } = scenario;
 
   it('holds every defect class, the producer mistakes included, in the short run (seed 12)', () => {
     for (const [defect, n] of Object.entries(stream.counts)) assert.ok(n > 0, `${defect}: ${n}`);
@@ -27,6 +28,43 @@ describe('chaos: the stream mix', () => {
     const line = describeStreamLine(stream);
     assert.match(line, new RegExp(`${c.resends} resends, ${c.versionBumps} version bumps`));
     assert.match(line, new RegExp(`${c.orderIdMismatches} orderId mismatches`));
+  });
+
+  it('runs payouts beside the orders: one stream, one run prefix, both in every count', () => {
+    assert.equal(payouts.counts.payouts, 15);
+    assert.ok(payouts.counts.cancels > 0 && payouts.counts.versionBumps > 0);
+    assert.equal(scenario.records.length, stream.records.length + payouts.records.length);
+    assert.equal(scenario.expectedWorkflows, stream.expectedWorkflows + payouts.expectedWorkflows);
+    for (const id of [...stream.orders.keys(), ...payouts.payouts.keys()])
+      assert.ok(id.startsWith(scenario.prefix), id);
+    assert.ok(scenario.orderPrefix.startsWith(scenario.prefix));
+    assert.ok(!scenario.orderPrefix.startsWith(scenario.payoutPrefix));
+    // Deterministic per seed (the run name aside).
+    const again = buildScenario(60, 12, CHAOS_STREAM_MIX);
+    assert.deepEqual(again.payouts.counts, payouts.counts);
+    assert.deepEqual(
+      [...again.payouts.payouts.values()].map((p) => p.amountMinor),
+      [...payouts.payouts.values()].map((p) => p.amountMinor),
+    );
+    const rows = new Map(describeStreamRows(stream, payouts));
+    assert.equal(rows.get('messages'), scenario.records.length);
+    assert.equal(rows.get('payouts requested (paid or refused)'), 15);
+    assert.equal(
+      rows.get('payout version bumps (same payout, next version)'),
+      payouts.counts.versionBumps,
+    );
+    assert.match(
+      describeStreamLine(stream, payouts),
+      new RegExp(`and ${payouts.records.length} payout messages \\(15 payouts`),
+    );
+    // The payouts' poison and conflicts are dead-lettered too (a longer run holds both).
+    const long = buildScenario(400, 12, CHAOS_STREAM_MIX);
+    const p = long.payouts.counts;
+    assert.ok(p.poison > 0 && p.conflicts > 0, JSON.stringify(p));
+    assert.equal(
+      expectedDeadLetters(long.stream, long.payouts),
+      expectedDeadLetters(long.stream) + p.poison + p.conflicts,
+    );
   });
 
   it('expects every refused message in the DLQ and a workflow per resend', () => {
