@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka, Message } from 'kafkajs';
 import { countRunWorkflows } from '../pipeline/observe';
+import { sendPerPartition } from '../kafka/send-per-partition';
 import { waitFor } from '../util/wait';
 import { TRANSIENT_FAILURE_TYPES } from '../activities/transient-failure';
 import {
@@ -38,7 +39,8 @@ export function startSampler(client: Client, prefix: string, startedAt: number) 
 /**
  * Publishes the stream in chunks spread over `spreadMs`, so faults land while events flow. A
  * chunk that fails (broker restarting) is sent again: a resend is one more redelivery, which
- * the bridge must absorb anyway.
+ * the bridge must absorb anyway. One produce call per partition (src/kafka/send-per-partition.ts):
+ * a call across partitions loses the messages of a partition whose leader moved mid-call.
  */
 export async function publishSpread(
   kafka: Kafka,
@@ -47,6 +49,7 @@ export async function publishSpread(
   spreadMs: number,
   startedAt: number,
 ): Promise<void> {
+  const partitions = await partitionCountOf(kafka, topic);
   const producer = kafka.producer();
   await producer.connect();
   try {
@@ -56,14 +59,25 @@ export async function publishSpread(
       const due = startedAt + (c * spreadMs) / chunks;
       await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
       const messages = records.slice(c * size, (c + 1) * size);
-      await waitFor(() => producer.send({ topic, acks: -1, messages }).then(() => true), {
-        timeoutMs: 180_000,
-        intervalMs: 1000,
-        what: `chunk ${c} published to ${topic}`,
-      });
+      await waitFor(
+        () => sendPerPartition(producer, { topic, messages, partitions }).then(() => true),
+        { timeoutMs: 180_000, intervalMs: 1000, what: `chunk ${c} published to ${topic}` },
+      );
     }
   } finally {
     await producer.disconnect();
+  }
+}
+
+/** The topic's partition count, read once before the faults begin. */
+async function partitionCountOf(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    return topics[0]!.partitions.length;
+  } finally {
+    await admin.disconnect();
   }
 }
 
