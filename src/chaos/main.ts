@@ -25,6 +25,7 @@ import {
   startSampler,
   waitForQuiescence,
 } from './observe';
+import { countMissingOnTopic } from './published';
 import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
 import { buildTopologySchedule } from './topology-faults';
@@ -117,9 +118,13 @@ async function main(argv: string[]): Promise<number> {
     ]);
     await clearProviderFaults(ctx);
     say(describeStreamLine(scenario.stream));
+    // Every published record must be on the topic: one that is not can never start its
+    // workflow, so the run reports it and does not wait for it.
+    const unpublished = await countMissingOnTopic(kafka, topic, records);
+    if (unpublished > 0) say(`${unpublished} published record(s) are not on ${topic}`);
 
     // Resent orders start a second workflow each, which must end `duplicate` without effects.
-    const expected = scenario.stream.expectedWorkflows;
+    const expected = Math.max(0, scenario.stream.expectedWorkflows - unpublished);
     const progress = createProgress('workflows finished', expected);
     const { retried, parkedOnTransient } = await waitForQuiescence(
       client,
@@ -151,6 +156,7 @@ async function main(argv: string[]): Promise<number> {
     const invariants: [string, number][] = [
       ...DISCREPANCY_CLASSES.map((c) => [c, report.counts[c]] as [string, number]),
       ['unexpected-process-exit', fleet.unexpectedExits.length],
+      ['published-not-on-topic', unpublished],
       // Every outage is shorter than the transient window: an order must wait it out.
       ['parked-on-transient-cause', parkedOnTransient],
     ];
@@ -185,7 +191,7 @@ async function main(argv: string[]): Promise<number> {
     faultCounts.set('longest transient wait (s)', Math.round(waits.maxMs / 1000));
     faultCounts.set('total transient wait (s)', Math.round(waits.totalMs / 1000));
     const violations =
-      report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient;
+      report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient + unpublished;
     const exitCode = violations === 0 ? 0 : 1;
     const file = join(reportDir, 'report.html');
     writeChaosReport(file, {
