@@ -15,7 +15,7 @@ function connectionTo(port: number): Promise<'closed' | 'refused'> {
 }
 
 describe('holdPort: a stopped service keeps its port', () => {
-  it("keeps another stack's port pick off the port and closes every connection, until released", async () => {
+  it("keeps another stack's port pick off the port and refuses every connection, until released", async () => {
     const port = await pickAnyPort(new Set());
     const hold = await holdPort(port);
     assert.ok(hold, 'the free port is held');
@@ -23,7 +23,7 @@ describe('holdPort: a stopped service keeps its port', () => {
       assert.equal(await isPortFree(port), false, 'the port is not free while held');
       // Another stack preferring this port gets another one.
       assert.notEqual(await pickPort(port, new Set()), port);
-      assert.equal(await connectionTo(port), 'closed', 'a client meets a dead service');
+      assert.equal(await connectionTo(port), 'refused', 'a client meets a dead service');
       assert.equal(await holdPort(port), undefined, 'a second hold finds it taken');
     } finally {
       await hold.release();
