@@ -64,6 +64,8 @@ export async function deleteClosedRuns(
   query: string,
   counts: Record<string, number> = {},
   concurrency = 8,
+  /** Collects the workflow IDs of the deleted runs (kept across a retried call, as `counts`). */
+  deletedIds: Set<string> = new Set(),
 ): Promise<Record<string, number>> {
   const closed: Array<{ workflowId: string; runId: string; type: string }> = [];
   for await (const info of client.workflow.list({ query })) {
@@ -77,10 +79,14 @@ export async function deleteClosedRuns(
         workflowExecution: { workflowId, runId },
       })
       .then(
-        () => (counts[type] = (counts[type] ?? 0) + 1),
+        () => {
+          counts[type] = (counts[type] ?? 0) + 1;
+          deletedIds.add(workflowId);
+        },
         (err: unknown) => {
           // Deleted already (a second pass), or gone by retention meanwhile: the same end.
           if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
+          deletedIds.add(workflowId);
         },
       );
   });
