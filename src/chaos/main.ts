@@ -21,6 +21,7 @@ import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import {
   countSecondRuns,
   countTransientWaits,
+  groupCaughtUp,
   publishSpread,
   startSampler,
   waitForQuiescence,
@@ -133,6 +134,8 @@ async function main(argv: string[]): Promise<number> {
       // A large backlog on two busy cores drains at a few orders a second: slow is not stuck.
       Math.max(5 * 60_000, args.durationMs * 3, 300 * expected),
       (done, running, r) => progress.update(done, `(${running} running, ${r} parked retried)`),
+      undefined,
+      () => groupCaughtUp(kafka, config.kafka.groupId, topic),
     );
     progress.finish();
     sampler.stop();

@@ -102,15 +102,25 @@ export async function waitForQuiescence(
   timeoutMs: number,
   onProgress: (done: number, running: number, retried: number) => void,
   retryEveryMs = 15_000,
+  /**
+   * Whether the bridge has handled the whole topic (its group's committed offsets at the end).
+   * Then a run that stays short of `expected` with nothing running for SETTLED_MS is over too:
+   * an event dead-lettered on the re-read (a version made stale by a newer one the ledger
+   * kept) has no workflow, and reconcile, not this wait, judges what is missing.
+   */
+  caughtUp?: () => Promise<boolean>,
 ): Promise<{ retried: number; parkedOnTransient: number }> {
   const lastRetry = new Map<string, number>();
   const onTransient = new Set<string>();
   let retried = 0;
+  let idle: { total: number; since: number } | undefined;
   await waitFor(
     async () => {
       const { total, running } = await countRunWorkflows(client, prefix);
       onProgress(total - running, running, retried);
       if (total >= expected && running === 0) return true;
+      if (running > 0 || idle?.total !== total) idle = { total, since: Date.now() };
+      else if (Date.now() - idle.since >= SETTLED_MS && caughtUp && (await caughtUp())) return true;
       const query = visibility.allOf(
         visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
         visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
@@ -131,6 +141,30 @@ export async function waitForQuiescence(
     { timeoutMs, intervalMs: 1000, what: `all ${expected} workflows of ${prefix} to finish` },
   );
   return { retried, parkedOnTransient: onTransient.size };
+}
+
+/** How long nothing may run nor start before a run short of its expected count is over. */
+const SETTLED_MS = 30_000;
+
+/** Whether `groupId` has committed every partition of `topic` up to its current end. */
+export async function groupCaughtUp(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const committed = new Map(
+      (entry?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]),
+    );
+    return (await admin.fetchTopicOffsets(topic)).every(
+      (p) => (committed.get(p.partition) ?? -1n) >= BigInt(p.high),
+    );
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /**
