@@ -272,6 +272,25 @@ export class LedgerStore {
       if ((rowCount ?? 0) < this.reapBatchSize) return total;
     }
   }
+
+  /**
+   * Deletes the rows of these workflow IDs, as the reaper does once their age passes: what
+   * the chaos run's time-passes fault forgets for the runs it deleted from Temporal, never the
+   * row of an order still in flight (a real reaper's retention, days, outlasts any order).
+   * Returns the number deleted.
+   */
+  async reapWorkflows(workflowIds: readonly string[]): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < workflowIds.length; i += this.reapBatchSize) {
+      const { rowCount } = await this.run(
+        'reapWorkflows',
+        `DELETE FROM ${this.table} WHERE workflow_id = ANY($1::text[])`,
+        [workflowIds.slice(i, i + this.reapBatchSize)],
+      );
+      total += rowCount ?? 0;
+    }
+    return total;
+  }
 }
 
 /** A ledger store over a pool; see LedgerStoreOptions for the schema. */

@@ -132,6 +132,17 @@ describe('ledger store (real Postgres)', () => {
     assert.equal(await small.reapOlderThan(30), 8);
   });
 
+  it('reaps the rows of the given workflow IDs only, in batches', async () => {
+    const small = createLedgerStore(pool, { schema, reapBatchSize: 2 });
+    for (const id of ['a', 'b', 'c', 'in-flight'])
+      await store.recordStarted(row({ aggregateId: id }));
+    const ids = ['a', 'b', 'c', 'never-started'].map((id) => `OrderPlaced:${id}@1`);
+    assert.equal(await small.reapWorkflows(ids), 3);
+    const known = await store.findKnown(['a@1', 'b@1', 'c@1', 'in-flight@1']);
+    assert.deepEqual([...known.keys()], ['in-flight@1']);
+    assert.equal(await store.reapWorkflows([]), 0);
+  });
+
   it('keeps each schema separate and names the schema in errors', async () => {
     await store.recordStarted(row());
     const other = uniqueName('ledger_other');
