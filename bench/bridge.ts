@@ -5,6 +5,7 @@
  * absolute numbers.
  *
  *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 [--profile]
+ *                           [--temporal dev|server] [--kafka-brokers 1|3]
  *
  * --profile writes a V8 CPU profile of the bridge process (--cpu-prof) to
  * artifacts/profiles/bench-bridge/, for where its time goes per message.
@@ -36,6 +37,7 @@ import { startOrDeduplicate } from '../src/kafka-bridge/workflow-starter';
 import { cpuDelta, cpuSeconds, peakRssMiB, perItem, selfCpu, waitForQuietCpu } from './proc-cpu';
 import { loadavg } from 'node:os';
 import type { RunningStack } from '../src/stack/stack';
+import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
 
 const ROOT = resolve(__dirname, '..');
 export const PARTITIONS = 4;
@@ -321,8 +323,10 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
       profile: { type: 'boolean' },
+      ...TOPOLOGY_OPTIONS,
     },
   });
+  const topology = applyTopologyOptions(values);
   const events = Number(values.events ?? 3000);
   const concurrency = Number(values.concurrency ?? 32);
   const duplicates = Number(values.duplicates ?? 20000);
@@ -356,6 +360,7 @@ async function main(): Promise<void> {
         '',
         `| measure | value |`,
         `|---|---|`,
+        `| topology | ${describeTopology(topology)} |`,
         `| raw client.workflow.start (C=${concurrency}) | ${result.rawStartsPerSecond} starts/s |`,
         `| bridge, pre-produced events (C=${concurrency}) | ${result.bridgeStartsPerSecond} starts/s |`,
         `| ratio bridge / raw | ${result.ratio} |`,
