@@ -169,7 +169,11 @@ describe('an environment fault on a message’s path (with fakes)', () => {
         ? postgres('42501', 'permission denied for table processed_events', 'recordAllStarted')
         : undefined;
     const controls = new FakeControls();
-    await handleBatch(batchOf([s.item.message]), s.deps, controls);
+    await handleBatch(batchOf([s.item.message]), { ...s.deps, log: s.ctx.log }, controls);
+    assert.match(
+      s.lines.find((l) => l.fault === 'permission')?.msg ?? '',
+      /^Postgres refused INSERT on ledger\.processed_events: .*GRANT SELECT, INSERT/,
+    );
     assert.equal(s.ledger.rows.size, 1);
     assert.equal(s.dlq.records.length, 0);
     assert.deepEqual(controls.commits, ['8'], 'committed once the row is written');
