@@ -31,6 +31,11 @@ function refused(operation: string): Error {
 describe('the batch’s ledger rows, written together (with fakes)', () => {
   it('one INSERT for the batch: a row per started message, none for dead letters or duplicates', async () => {
     const { deps, ledger, starter, dlq } = fakeDeps({}, AT_BATCH_END);
+    // o-rej is a valid start Temporal refuses: dead-lettered start-rejected, no row.
+    starter.outcome = (cmd) =>
+      cmd.aggregateId === 'o-rej'
+        ? { kind: 'rejected', error: 'refused' }
+        : { kind: 'started', runId: `run-${cmd.workflowId}` };
     // o-dup is in the ledger already (a redelivery); its start is never made.
     const dup = orderPlaced('o-dup', 0);
     const seeded = fakeDeps({}, AT_BATCH_END);
@@ -44,12 +49,16 @@ describe('the batch’s ledger rows, written together (with fakes)', () => {
         kafkaMessage(2, { key: 'k', value: 'not json' }),
         orderPlaced('o-2', 3),
         orderPlaced('o-3', 4),
+        orderPlaced('o-rej', 5),
       ]),
       deps,
       controls,
     );
-    assert.equal(starter.calls.length, 3);
-    assert.equal(dlq.records.length, 1);
+    assert.equal(starter.calls.length, 4);
+    assert.deepEqual([0, 1].map((i) => dlq.header(i, DLQ_HEADER.reason)).sort(), [
+      'start-rejected',
+      'unparseable',
+    ]);
     assert.deepEqual(ledger.batches, [['v:o-1@1', 'v:o-2@1', 'v:o-3@1']]);
     assert.equal(ledger.calls.recordStarted, 0, 'no row written alone');
     assert.deepEqual(
@@ -61,7 +70,7 @@ describe('the batch’s ledger rows, written together (with fakes)', () => {
         ['v:o-3@1', '4'],
       ],
     );
-    assert.deepEqual(controls.commits, ['5']);
+    assert.deepEqual(controls.commits, ['6']);
   });
 
   it('writes the row of a start Temporal already had, which the ledger did not know', async () => {
