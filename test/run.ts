@@ -15,11 +15,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Mocha from 'mocha';
-import { startPreparedStack } from '../src/setup/dev-stack';
-import { killStackNow, readStackState, type RunningStack } from '../src/stack/stack';
+import { startPreparedStack } from '../harness/setup/dev-stack';
+import { killStackNow, readStackState, type RunningStack } from '../harness/stack/stack';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { isAlive } from '../src/stack/processes';
-import { isPortFree } from '../src/stack/ports';
+import { isAlive } from '../harness/stack/processes';
+import { isPortFree } from '../harness/stack/ports';
 import {
   PRODUCTION_TOPOLOGY,
   PRODUCTION_TOPOLOGY_CHAOS,

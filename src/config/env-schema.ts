@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCHEMA_NAME, SCHEMA_NAME_RULE } from '../db/schema-name';
+import { SCHEMA_NAME, SCHEMA_NAME_RULE } from './schema-name';
 import { parseDurationMs } from '../util/duration';
 
 /** Parsers for environment strings: every setting arrives as text and is checked here. */
@@ -104,7 +104,7 @@ export const millisOrOff = z.coerce
   .int('must be a number of milliseconds')
   .min(0, 'must be 0 (off) or a number of milliseconds');
 
-/** A Postgres schema name (src/db/schema-name.ts owns the rule). */
+/** A Postgres schema name (src/config/schema-name.ts owns the rule). */
 export const schemaName = z.string().trim().regex(SCHEMA_NAME, SCHEMA_NAME_RULE);
 
 /**

@@ -1,4 +1,4 @@
-import { KeyRingError, parseKeyRing, readKeyFile, type KeyRing } from '../temporal/key-ring';
+import { KeyRingError, parseKeyRing, readKeyFile, type KeyRing } from './key-ring';
 import { ConfigError } from './config-error';
 import { parseEnv, type Env, type SettingProblem } from './env';
 import type { LivenessProbe } from './local-stack-file';

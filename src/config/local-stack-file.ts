@@ -6,9 +6,9 @@ import { isProcessAlive } from '../util/process-alive';
 
 /**
  * The local stack's state file, `<state folder>/stack.json`: the one format both sides use.
- * The stack (src/stack/stack-state.ts) writes it and reads it back to stop or reuse itself;
+ * The stack (harness/stack/stack-state.ts) writes it and reads it back to stop or reuse itself;
  * onceflow's processes read it to find a running stack when nothing else names their services
- * (./local-stack.ts). It lives here, not in src/stack, because the config module is product
+ * (./local-stack.ts). It lives here, not in harness/stack, because the config module is product
  * code and must not import the harness; the stack imports this instead. Only the fields both
  * sides need are checked; the stack records more (topology, Kafka layout, ports), which is
  * kept as it is.
@@ -42,7 +42,7 @@ export const LOCAL_STACK_SETTINGS = [
   'DATABASE_URL',
   'ONCEFLOW_ENCRYPTION_KEY_FILE',
   'PROVIDERS_ADMIN_TOKEN',
-  // Only when the stack was started with ONCEFLOW_TRACING=on: its Zipkin (src/stack/zipkin.ts).
+  // Only when the stack was started with ONCEFLOW_TRACING=on: its Zipkin (harness/stack/zipkin.ts).
   'ONCEFLOW_TRACING',
   'OTEL_TRACES_EXPORTER',
   'OTEL_EXPORTER_ZIPKIN_ENDPOINT',

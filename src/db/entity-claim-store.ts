@@ -5,7 +5,7 @@ import {
   type ClaimVerdict,
   type EntityClaim,
 } from './entity-claim';
-import { qualifyTable } from './schema-name';
+import { qualifyTable } from '../config/schema-name';
 
 /**
  * The business claim, table `entity_claims` (migration 0008; order claims from 0004 and 0006

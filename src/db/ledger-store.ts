@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { schemaOfPool } from './pool';
-import { qualifyTable } from './schema-name';
+import { qualifyTable } from '../config/schema-name';
 
 /**
  * The bridge's ledger of processed identities, table `processed_events` (migration 0001;

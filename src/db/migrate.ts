@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { migrations as allMigrations, type Migration } from './migrations';
-import { quoteSchema } from './schema-name';
+import { quoteSchema } from '../config/schema-name';
 
 export interface MigrateOptions {
   /** Schema to migrate; created when missing. Default: `public`. Tests use one schema each. */

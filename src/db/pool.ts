@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Config } from '../config';
-import { checkSchemaName } from './schema-name';
+import { checkSchemaName } from '../config/schema-name';
 
 /** Options for createPool. */
 export interface CreatePoolOptions {

@@ -1,5 +1,5 @@
 import type { IHeaders } from 'kafkajs';
-import { dlqTopicOf } from '../events/dlq-topic';
+import { dlqTopicOf } from './dlq-topic';
 import type { PoisonReason, RawMessage } from './envelope';
 import {
   firstHeaderText,

@@ -1,5 +1,5 @@
 import type { DlqReplayMark } from '../db/dlq-replay-store';
-import type { DlqEntry } from '../events/dlq-reader';
+import type { DlqEntry } from '../kafka/dlq-reader';
 import { parseArgsOrUsage } from '../util/usage-error';
 import type { OpsContext } from './context';
 import {

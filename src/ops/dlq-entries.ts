@@ -1,5 +1,5 @@
 import type { DlqReplayMark } from '../db/dlq-replay-store';
-import { readDlq, type DlqEntry } from '../events/dlq-reader';
+import { readDlq, type DlqEntry } from '../kafka/dlq-reader';
 import { dlqTopicOf, isDlqTopic } from '../events/dlq-topic';
 import type { OpsContext } from './context';
 import { UsageError } from './output';

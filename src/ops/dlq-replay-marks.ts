@@ -7,7 +7,7 @@ import {
   listReplayMarks,
   type DlqReplayMark,
 } from '../db/dlq-replay-store';
-import type { DlqEntry } from '../events/dlq-reader';
+import type { DlqEntry } from '../kafka/dlq-reader';
 
 /**
  * What `dlq replay` has already replayed: the per-entry marks in Postgres (dlq-replay-store.ts),

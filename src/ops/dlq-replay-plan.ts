@@ -1,5 +1,5 @@
 import type { DlqReplayMark } from '../db/dlq-replay-store';
-import type { DlqEntry } from '../events/dlq-reader';
+import type { DlqEntry } from '../kafka/dlq-reader';
 
 /** Why an entry is not replayed; it gets no mark, so a later run offers it again. */
 export type RefusalKind = 'no-source' | 'foreign-topic' | 'stub';

@@ -7,7 +7,7 @@ import {
   withdrawReplays,
   type DlqReplayWrite,
 } from '../db/dlq-replay-store';
-import { replayHeaders, type DlqEntry } from '../events/dlq-reader';
+import { replayHeaders, type DlqEntry } from '../kafka/dlq-reader';
 import { REPLAY_OF_HEADER } from './dlq-entries';
 import type { RefusedEntry } from './dlq-replay-plan';
 import { originalReplayHeaders, type StubOriginal } from './dlq-stub-originals';

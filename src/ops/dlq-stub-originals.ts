@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IHeaders, Kafka } from 'kafkajs';
 import { DLQ_HEADER } from '../events/dlq-message';
-import { replayHeaders, type DlqEntry } from '../events/dlq-reader';
+import { replayHeaders, type DlqEntry } from '../kafka/dlq-reader';
 import { readDlqStubLocator, type DlqStubLocator } from '../events/dlq-stub-format';
 import { firstHeaderText } from '../events/headers';
 import { readRecordsAt, recordKey, type RecordAt } from '../kafka/records-at';

@@ -1,9 +1,9 @@
-import { adminHeaders } from '../sandbox/admin-auth';
+import { adminHeaders } from '../reconcile/provider-ledger';
 import { parseArgs } from 'node:util';
 import type { OrderClaim } from '../domains/orders/workflows/order-claim';
 import { findOrderClaim } from '../domains/orders/order-claim-store';
 import { findReservation } from '../domains/orders/inventory/reservation-store';
-import type { LedgerView } from '../sandbox/admin-routes';
+import type { LedgerView } from '../../harness/sandbox/admin-routes';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl, workflowUrl } from '../temporal/ui-links';
 import { shellCommand } from '../util/shell-quote';

@@ -6,11 +6,11 @@ import { listOrderClaims } from '../domains/orders/order-claim-store';
 import { listClaims } from '../db/entity-claim-store';
 import type { EntityClaim } from '../db/entity-claim';
 import { PAYOUTS_DOMAIN } from '../domains/payouts/workflows/payout-names';
-import { qualifyTable } from '../db/schema-name';
+import { qualifyTable } from '../config/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
-import { adminHeaders } from '../sandbox/admin-auth';
+import { adminHeaders } from './provider-ledger';
 
 /** A source reconcile reads from failed; names the source, keeps the cause. */
 export class ReconcileSourceError extends Error {

@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
-import { reportStack } from '../stack/report';
-import { startPreparedStack } from './dev-stack';
+import { reportStack } from '../../harness/stack/report';
+import { startPreparedStack } from '../../harness/setup/dev-stack';
 import { prepareServices } from './prepare-services';
 
 /** `npm run setup`: applies migrations and creates topics against the configured services. */

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { KeyRing } from './key-ring';
+import type { KeyRing } from '../config/key-ring';
 
 /** Metadata `encoding` of an encrypted payload (what the Web UI shows without a codec server). */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';

@@ -13,9 +13,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { stackPaths, type StackPaths } from '../../src/stack/paths';
-import { isAlive } from '../../src/stack/processes';
-import { readStackState, stopStack, type StackState } from '../../src/stack/stack';
+import { stackPaths, type StackPaths } from '../../harness/stack/paths';
+import { isAlive } from '../../harness/stack/processes';
+import { readStackState, stopStack, type StackState } from '../../harness/stack/stack';
 import { cleanShell, runLine, type ShellRun } from '../support/new-shell';
 import {
   firstScreenCommands,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { stackPaths } from '../../src/stack/paths';
+import { stackPaths } from '../../harness/stack/paths';
 
 /** Compression codecs as Kafka's Java producer names them. */
 export const JAVA_CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;

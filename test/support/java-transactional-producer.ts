@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { IHeaders } from 'kafkajs';
-import { stackPaths } from '../../src/stack/paths';
+import { stackPaths } from '../../harness/stack/paths';
 
 const SOURCE = resolve(__dirname, 'java', 'TransactionalProducer.java');
 

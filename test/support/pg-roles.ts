@@ -1,13 +1,13 @@
 import pg, { escapeIdentifier } from 'pg';
 import type { Config } from '../../src/config';
 import { createPool } from '../../src/db/pool';
-import { qualifyTable, quoteSchema } from '../../src/db/schema-name';
+import { qualifyTable, quoteSchema } from '../../src/config/schema-name';
 import { uniqueName } from './services';
 
 /**
  * A superuser connection to the test stack's Postgres: the same address as DATABASE_URL as
  * the `postgres` role, which the local stack's cluster trusts on loopback (initdb
- * --auth=trust, src/stack/postgres.ts). Tests use it to play the operator: create and alter
+ * --auth=trust, harness/stack/postgres.ts). Tests use it to play the operator: create and alter
  * roles, grant and revoke, end sessions.
  */
 export async function withSuperuser<T>(

@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { OrderPlacedData } from '../../src/domains/orders/order-events';
-import type { RunningProviders } from '../../src/sandbox/server';
+import type { RunningProviders } from '../../harness/sandbox/server';
 import { waitFor } from '../../src/util/wait';
 import type { orderFulfillment } from '../../src/domains/orders/workflows';
 import {

@@ -5,9 +5,9 @@ import {
   startProviders,
   type RunningProviders,
   type StartProvidersOptions,
-} from '../../src/sandbox/server';
+} from '../../harness/sandbox/server';
 import { randomBytes } from 'node:crypto';
-import { adminHeaders } from '../../src/sandbox/admin-auth';
+import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { testConfig, uniqueName } from './services';
 
 /**

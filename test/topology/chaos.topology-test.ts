@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readStackState } from '../../src/stack/stack';
-import { isAlive } from '../../src/stack/processes';
+import { readStackState } from '../../harness/stack/stack';
+import { isAlive } from '../../harness/stack/processes';
 
 const ROOT = resolve(__dirname, '..', '..');
 

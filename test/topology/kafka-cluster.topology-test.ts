@@ -6,9 +6,9 @@
 import { strict as assert } from 'node:assert';
 import { ConfigResourceTypes, Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { ensureTopics } from '../../src/kafka/topics';
-import { startKafkaBroker, stopKafkaBroker } from '../../src/stack/restart';
-import { isAlive } from '../../src/stack/processes';
-import { readStackState, type RunningStack } from '../../src/stack/stack';
+import { startKafkaBroker, stopKafkaBroker } from '../../harness/stack/restart';
+import { isAlive } from '../../harness/stack/processes';
+import { readStackState, type RunningStack } from '../../harness/stack/stack';
 import { waitFor } from '../../src/util/wait';
 import { uniqueName } from '../support/services';
 import { envWithout, kafkaErrorTypes, leftoversOf, startTopologyStack } from './topology-stack';

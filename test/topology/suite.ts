@@ -7,7 +7,7 @@
  * kills and restarts brokers and the Temporal server of the runner's stack.
  */
 
-/** The stack settings of the production topology (src/stack/topology.ts). */
+/** The stack settings of the production topology (harness/stack/topology.ts). */
 export const PRODUCTION_TOPOLOGY = {
   ONCEFLOW_TEMPORAL: 'server',
   ONCEFLOW_KAFKA_BROKERS: '3',
@@ -16,20 +16,20 @@ export const PRODUCTION_TOPOLOGY = {
 /** Test files, in the order they run, relative to the repository root. */
 export const PRODUCTION_TOPOLOGY_FILES = [
   // The stack itself: migrations, topics with their DLQ, a workflow, search attributes, UI.
-  'test/integration/stack-smoke.test.ts',
+  'test/integration/harness/stack/stack-smoke.test.ts',
   // Identity on a sharded server: conflicts only Temporal knows, duplicates, the reaper.
-  'test/integration/bridge/dedup.test.ts',
+  'test/integration/kafka-bridge/dedup.test.ts',
   // Temporal or Postgres unreachable, SIGKILL mid-batch, two bridges rebalancing (the group
   // coordinator on one of three brokers).
-  'test/integration/bridge/resilience.test.ts',
+  'test/integration/kafka-bridge/resilience.test.ts',
   // Dead letters written with acks=all under min.insync.replicas 2 before the commit.
-  'test/integration/bridge/dlq-durability.test.ts',
+  'test/integration/kafka-bridge/dlq-durability.test.ts',
   // Kafka's Java producer writing transactions on a replicated transaction log: committed =
   // log end past the markers, an open transaction not counted as lag.
-  'test/integration/bridge/transactional-producer.test.ts',
+  'test/integration/kafka-bridge/transactional-producer.test.ts',
   // The order workflow, its activities and a worker crash on the server's persistence.
-  'test/integration/orders/order-fulfillment.test.ts',
-  'test/integration/orders/order-crash.test.ts',
+  'test/integration/domains/orders/order-fulfillment.test.ts',
+  'test/integration/domains/orders/order-crash.test.ts',
   // Reconcile's verdict reads SQL visibility (list queries on search attributes).
   'test/integration/reconcile/reconcile.test.ts',
   // The topology's own tests: each option in a stack of its own.

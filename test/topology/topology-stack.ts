@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { stackPaths, stackPathsSharingInstalls, type StackPaths } from '../../src/stack/paths';
-import { isAlive } from '../../src/stack/processes';
-import { isPortFree } from '../../src/stack/ports';
-import { startStack, stopStack, type RunningStack } from '../../src/stack/stack';
+import { stackPaths, stackPathsSharingInstalls, type StackPaths } from '../../harness/stack/paths';
+import { isAlive } from '../../harness/stack/processes';
+import { isPortFree } from '../../harness/stack/ports';
+import { startStack, stopStack, type RunningStack } from '../../harness/stack/stack';
 
 /**
  * A second stack for one topology test, beside the one the test runner started: its own

@@ -1,7 +1,7 @@
 /**
  * The order domain's business invariants, stated once (docs/architecture.md, "Invariants").
- * The demo and chaos (src/pipeline/invariants.ts), reconcile (src/reconcile/classify-orders.ts)
- * and the peers bench (bench/peers/invariants.ts) read their evidence their own way, from the
+ * The demo and chaos (harness/pipeline/invariants.ts), reconcile (src/reconcile/classify-orders.ts)
+ * and the peers bench (harness/bench/peers/invariants.ts) read their evidence their own way, from the
  * effects' own records (the providers' ledgers, the reservations), never from what a run says
  * it did, and judge it here. Pure.
  */

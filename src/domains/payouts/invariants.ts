@@ -1,5 +1,5 @@
 /**
- * The payout domain's business invariants, stated once. The demo (src/pipeline/invariants.ts),
+ * The payout domain's business invariants, stated once. The demo (harness/pipeline/invariants.ts),
  * chaos and reconcile (src/reconcile/classify-payouts.ts) read their evidence their own way,
  * from the effects' own records (the sandbox provider's transfers, reversals and notices, the
  * runs' endings, the claims), never from what a run says it did, and judge it here. Pure.

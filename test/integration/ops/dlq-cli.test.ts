@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { waitFor } from '../../../src/util/wait';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { randomInt } from 'node:crypto';
 import { ConfigResourceTypes } from 'kafkajs';
 import pg from 'pg';
-import { quoteSchema } from '../../../src/db/schema-name';
+import { quoteSchema } from '../../../src/config/schema-name';
 import { ensureTopics } from '../../../src/kafka/topics';
 import { REPLAY_BATCH } from '../../../src/ops/dlq-replay-send';
 import { waitFor } from '../../../src/util/wait';

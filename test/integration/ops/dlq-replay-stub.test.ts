@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { ConfigResourceTypes } from 'kafkajs';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';

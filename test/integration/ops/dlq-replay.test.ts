@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { quoteSchema } from '../../../src/db/schema-name';
+import { quoteSchema } from '../../../src/config/schema-name';
 import { ensureTopics } from '../../../src/kafka/topics';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { byOffset, DlqReplayFixture } from '../../support/dlq-replay-fixture';

@@ -5,8 +5,8 @@ import { createLedgerStore } from '../../../src/db/ledger-store';
 import { migrate } from '../../../src/db/migrate';
 import { createPool } from '../../../src/db/pool';
 import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
-import { findBinDir } from '../../../src/stack/postgres';
-import { runCommand } from '../../../src/stack/run-command';
+import { findBinDir } from '../../../harness/stack/postgres';
+import { runCommand } from '../../../harness/stack/run-command';
 import { testConfig, uniqueName } from '../../support/services';
 
 const ROLES_SQL = resolve(__dirname, '..', '..', '..', 'docker', 'postgres', 'onceflow-roles.psql');

@@ -2,11 +2,11 @@ import { strict as assert } from 'node:assert';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../../../src/config';
-import { stackPaths } from '../../../src/stack/paths';
+import { stackPaths } from '../../../harness/stack/paths';
 import { createClient } from '../../../src/temporal/connection';
-import { generateKeyLine, parseKeyRing } from '../../../src/temporal/key-ring';
+import { generateKeyLine, parseKeyRing } from '../../../src/config/key-ring';
 import type { OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
-import { OrderPipeline } from '../orders/order-pipeline';
+import { OrderPipeline } from '../domains/orders/order-pipeline';
 import { uniqueName } from '../../support/services';
 
 /** Whether `needle` occurs anywhere in `file`, read in chunks (the shared DB is large). */

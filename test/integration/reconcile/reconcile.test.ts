@@ -3,15 +3,12 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import {
-  buildEventMessage,
-  sampleOrderCancelled,
-  sampleOrderPlaced,
-} from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderCancelled, sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { DEFAULT_ROUTES } from '../../../src/domains';
-import type { RunningProviders } from '../../../src/sandbox/server';
+import type { RunningProviders } from '../../../harness/sandbox/server';
 import { runReconcile, type ReconcileReport } from '../../../src/reconcile/reconcile';
 import { waitFor } from '../../../src/util/wait';
 import {
@@ -20,7 +17,7 @@ import {
   visibility,
 } from '../../../src/temporal/search-attributes';
 import { WORKFLOW_TYPE } from '../../../src/domains/orders/workflows/workflow-types';
-import { generateOrderStream, type OrderStream } from '../../../src/tools/order-stream';
+import { generateOrderStream, type OrderStream } from '../../../harness/tools/order-stream';
 import { createWorker } from '../../../src/worker/create-worker';
 import { DOMAINS } from '../../../src/domains';
 import { createPool } from '../../../src/db/pool';

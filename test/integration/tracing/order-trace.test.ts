@@ -3,20 +3,21 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type Browser } from 'playwright-core';
-import { buildEventMessage, sampleOrderPlaced } from '../../../src/events/event-message';
+import { buildEventMessage } from '../../../src/events/event-message';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { setStock } from '../../../src/domains/orders/inventory/stock-store';
-import type { RunningProviders } from '../../../src/sandbox/server';
-import { installAptPackages } from '../../../src/stack/apt';
-import { stackPaths } from '../../../src/stack/paths';
-import { pickAnyPort } from '../../../src/stack/ports';
-import { stopProcessGroup } from '../../../src/stack/processes';
+import type { RunningProviders } from '../../../harness/sandbox/server';
+import { installAptPackages } from '../../../harness/stack/apt';
+import { stackPaths } from '../../../harness/stack/paths';
+import { pickAnyPort } from '../../../harness/stack/ports';
+import { stopProcessGroup } from '../../../harness/stack/processes';
 import {
   installZipkin,
   startZipkin,
   waitForZipkin,
   zipkinSettings,
-} from '../../../src/stack/zipkin';
+} from '../../../harness/stack/zipkin';
 import { flushTracing, startTracing, stopTracing } from '../../../src/tracing/sdk';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
-import { ensureAptPackages } from '../../../src/stack/apt';
-import { runCommand } from '../../../src/stack/run-command';
+import { ensureAptPackages } from '../../../harness/stack/apt';
+import { runCommand } from '../../../harness/stack/run-command';
 import { ORDERS_PARKED_METRIC } from '../../../src/worker/worker-metrics';
 
 const ROOT = resolve(__dirname, '..', '..', '..');

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { KafkaMessage } from 'kafkajs';
 import type { DlqReplayMark } from '../../../src/db/dlq-replay-store';
 import { isMarkOf } from '../../../src/db/dlq-replay-store';
-import type { DlqEntry } from '../../../src/events/dlq-reader';
+import type { DlqEntry } from '../../../src/kafka/dlq-reader';
 import { readDlqStubLocator, type DlqStubLocator } from '../../../src/events/dlq-stub-format';
 import { buildDlqStub } from '../../../src/kafka-bridge/dlq-stub';
 import { planReplay } from '../../../src/ops/dlq-replay-plan';

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, redactConfig, redactUrl } from '../../../src/c
 import { createPool } from '../../../src/db/pool';
 import { workflowUrl } from '../../../src/temporal/ui-links';
 import { serveMetrics } from '../../../src/kafka-bridge/metrics';
-import { startProviders, type RunningProviders } from '../../../src/sandbox/server';
+import { startProviders, type RunningProviders } from '../../../harness/sandbox/server';
 import { metricsBindAddress } from '../../../src/worker/worker-metrics';
 
 describe('closed by default (issue 17)', () => {

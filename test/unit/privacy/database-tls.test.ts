@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { loadConfig } from '../../../src/config';
 import { createPool } from '../../../src/db/pool';
-import { ensureAptPackages } from '../../../src/stack/apt';
-import { runCommand } from '../../../src/stack/run-command';
+import { ensureAptPackages } from '../../../harness/stack/apt';
+import { runCommand } from '../../../harness/stack/run-command';
 
 /** A Postgres ErrorResponse (FATAL, SQLSTATE 28000) carrying `message`. */
 function errorResponse(message: string): Buffer {

@@ -5,7 +5,7 @@ import { digestOf } from '../../../src/kafka-bridge/log-digest';
 import { DEFAULT_ROUTES } from '../../../src/domains';
 import { translateMessage, type StartCommand } from '../../../src/events/translate';
 import { customerKeywordFor } from '../../../src/temporal/customer-keyword';
-import { generateKeyLine } from '../../../src/temporal/key-ring';
+import { generateKeyLine } from '../../../src/config/key-ring';
 import { headerMessage, orderPlacedData } from '../events/fixtures';
 
 describe('what Temporal stores unencrypted is minimised (issue 17)', () => {

@@ -15,7 +15,7 @@ import {
   PayloadNotEncryptedError,
 } from '../../../src/temporal/encryption-codec';
 import { dataConverterFor } from '../../../src/temporal/data-converter';
-import { ensureDevKeyFile, generateKeyLine, parseKeyRing } from '../../../src/temporal/key-ring';
+import { ensureDevKeyFile, generateKeyLine, parseKeyRing } from '../../../src/config/key-ring';
 
 const order = { orderId: 'o-1', customer: { email: 'unit-codec@example.com' }, amount: 1234 };
 const text = (b?: Uint8Array | null) => Buffer.from(b ?? []).toString('utf8');

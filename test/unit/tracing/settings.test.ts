@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { ConfigError, loadConfig } from '../../../src/config';
-import { zipkinSettings } from '../../../src/stack/zipkin';
+import { zipkinSettings } from '../../../harness/stack/zipkin';
 
 describe('tracing settings', () => {
   it('are off by default, with OTLP as the exporter', () => {

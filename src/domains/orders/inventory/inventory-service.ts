@@ -126,7 +126,7 @@ export async function reserveStock(pool: pg.Pool, input: ReserveInput): Promise<
  * The statements of `reserveStock` on a client already inside a transaction that the caller
  * commits, or rolls back when this throws (`OutOfStockError` included: the claim and any
  * stock taken must go with it). For runtimes that own the transaction themselves (a DBOS
- * datasource transaction in bench/peers).
+ * datasource transaction in harness/bench/peers).
  */
 export async function reserveInTransaction(
   client: pg.PoolClient,

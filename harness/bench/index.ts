@@ -1,0 +1,158 @@
+/**
+ * `npm run bench`: one table of onceflow's performance, printed and written to
+ * artifacts/bench.json. Starts (and afterwards stops) the embedded stack itself.
+ *
+ *   npm run bench                        # 5-minute sustained phase, as published
+ *   npm run bench -- --duration 30s      # quick check
+ *   options: --warmup 20s --latency-duration 60s --inflight 200
+ *            --events 3000 --concurrency 32 --duplicates 20000   (bridge part, harness/bench/bridge.ts)
+ *            --drain-orders 2000 --floor-workflows 2000 --profile (drain part, harness/bench/drain.ts)
+ *            --only drain                                          (skip the other phases)
+ *            --temporal dev|server --kafka-brokers 1|3             (the stack's topology)
+ *
+ * Every figure is measured in this run; nothing is estimated or carried over.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startPreparedStack } from '../setup/dev-stack';
+import { loadConfig } from '../../src/config';
+import { createPool } from '../../src/db/pool';
+import { connectClient } from '../../src/temporal/connection';
+import { createKafka } from '../../src/kafka/kafka-client';
+import { parseDuration } from '../../src/util/duration';
+import { buildProduction } from '../pipeline/production';
+import { benchBridge, stackPidsOf } from './bridge';
+import { benchEndToEnd } from './e2e';
+import { benchDrain, type DrainResult } from './drain';
+import { formatDrain } from './drain-table';
+import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
+
+const ROOT = resolve(__dirname, '../..');
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'latency-duration': { type: 'string' },
+      inflight: { type: 'string' },
+      events: { type: 'string' },
+      concurrency: { type: 'string' },
+      duplicates: { type: 'string' },
+      'drain-orders': { type: 'string' },
+      'floor-workflows': { type: 'string' },
+      profile: { type: 'boolean' },
+      only: { type: 'string' },
+      ...TOPOLOGY_OPTIONS,
+    },
+  });
+  const topology = applyTopologyOptions(values);
+  if (values.only !== undefined && values.only !== 'drain')
+    throw new Error(`--only ${values.only}: the only phase that runs alone is "drain"`);
+  const drainOrders = Number(values['drain-orders'] ?? 2000);
+  if (!Number.isInteger(drainOrders) || drainOrders <= 0)
+    throw new Error(`--drain-orders must be a positive integer, got ${values['drain-orders']}`);
+  const durationMs = parseDuration(values.duration ?? '5m', '--duration');
+  // Warm-up and latency phase scale with short runs so a 30 s check stays short.
+  const warmupMs = parseDuration(
+    values.warmup ?? `${Math.min(20, durationMs / 3000)}s`,
+    '--warmup',
+  );
+  const latencyMs = parseDuration(
+    values['latency-duration'] ?? `${Math.min(60, durationMs / 1000)}s`,
+    '--latency-duration',
+  );
+  const concurrency = Number(values.concurrency ?? 32);
+
+  // Worker and bridge run compiled, as in production (harness/pipeline/production.ts).
+  buildProduction();
+  const stack = await startPreparedStack();
+  const config = loadConfig();
+  const client = await connectClient(config);
+  const pool = createPool(config.database);
+  const kafka = createKafka(config.kafka, 'bench');
+  try {
+    const drain: DrainResult = await benchDrain(
+      {
+        orders: drainOrders,
+        concurrency,
+        floorWorkflows: Number(values['floor-workflows'] ?? drainOrders),
+        profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
+        stackPids: stackPidsOf(stack),
+      },
+      { config, client, kafka, env: stack.state.env, logs: stack.paths.logs },
+    );
+    process.stdout.write(`\nstack: ${describeTopology(topology)}\n${formatDrain(drain)}\n`);
+    mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
+    writeFileSync(
+      resolve(ROOT, 'artifacts', 'bench-drain.json'),
+      `${JSON.stringify({ topology, ...drain }, null, 2)}\n`,
+    );
+    if (values.only === 'drain') return;
+    const bridge = await benchBridge(
+      {
+        events: Number(values.events ?? 3000),
+        concurrency,
+        duplicates: Number(values.duplicates ?? 20000),
+        stackPids: stackPidsOf(stack),
+      },
+      { config, client, pool, logs: stack.paths.logs },
+    );
+    const e2e = await benchEndToEnd(
+      { durationMs, warmupMs, latencyMs, inflight: Number(values.inflight ?? 200) },
+      { config, client, kafka, env: stack.state.env, logs: stack.paths.logs },
+    );
+    const machine = {
+      platform: `${process.platform} ${process.arch}`,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+      node: process.version,
+    };
+    const noise =
+      'One run on one machine, with Temporal, Kafka, PostgreSQL, the providers, the worker, ' +
+      'the bridge and this producer sharing its cores: repeat runs vary, so read ratios and ' +
+      'orders of magnitude, not the last digit.';
+    const result = {
+      ...{ at: new Date().toISOString(), machine, topology, noise },
+      ...{ drain, bridge, endToEnd: e2e },
+    };
+    mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
+    writeFileSync(resolve(ROOT, 'artifacts', 'bench.json'), `${JSON.stringify(result, null, 2)}\n`);
+
+    const l = e2e.latencyMs;
+    process.stdout.write(
+      [
+        '',
+        `machine: ${machine.platform}, ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, node ${machine.node}`,
+        `stack: ${describeTopology(topology)}`,
+        '',
+        '| measure | value |',
+        '|---|---|',
+        `| raw client.workflow.start (C=${concurrency}) | ${bridge.rawStartsPerSecond} starts/s |`,
+        `| bridge, pre-produced events (C=${concurrency}) | ${bridge.bridgeStartsPerSecond} starts/s |`,
+        `| ratio bridge / raw | ${bridge.ratio} |`,
+        `| duplicate absorption (ledger) | ${bridge.duplicatesPerSecond} events/s (${bridge.duplicatesAbsorbedByLedger}/${bridge.duplicates} by ledger) |`,
+        `| end-to-end sustained, ${e2e.sustainedWindowSeconds} s | ${e2e.sustainedOrdersPerSecond} orders/s completed (${e2e.sustainedCompleted} orders) |`,
+        `| latency produced → completed at ${e2e.latencyLoadOrdersPerSecond} orders/s (${e2e.latencyOrders} orders) | p50 ${l.p50} ms, p95 ${l.p95} ms, p99 ${l.p99} ms (max ${l.max} ms) |`,
+        `| bridge peak RSS (VmHWM), bridge bench / end-to-end | ${bridge.bridgePeakRssMiB} MiB / ${e2e.bridgePeakRssMiB} MiB |`,
+        `| worker peak RSS (VmHWM), end-to-end | ${e2e.workerPeakRssMiB} MiB |`,
+        '',
+        `note: ${noise}`,
+        'written to artifacts/bench.json',
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await pool.end();
+    await client.connection.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
