@@ -5,6 +5,7 @@
  * absolute numbers.
  *
  *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 [--profile]
+ *                           [--temporal dev|server] [--kafka-brokers 1|3]
  *
  * --profile writes a V8 CPU profile of the bridge process (--cpu-prof) to
  * artifacts/profiles/bench-bridge/, for where its time goes per message.
@@ -21,6 +22,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createPool } from '../../src/db/pool';
 import { migrate } from '../../src/db/migrate';
 import { createLedgerStore } from '../../src/db/ledger-store';
+import { qualifyTable } from '../../src/config/schema-name';
 import { createKafka } from '../../src/kafka/kafka-client';
 import { connectClient } from '../../src/temporal/connection';
 import { ensureTopics } from '../../src/kafka/topics';
@@ -36,6 +38,7 @@ import { startOrDeduplicate } from '../../src/kafka-bridge/workflow-starter';
 import { cpuDelta, cpuSeconds, peakRssMiB, perItem, selfCpu, waitForQuietCpu } from './proc-cpu';
 import { loadavg } from 'node:os';
 import type { RunningStack } from '../stack/stack';
+import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
 
 const ROOT = resolve(__dirname, '../..');
 export const PARTITIONS = 4;
@@ -122,6 +125,18 @@ async function terminateAll(client: Client, ids: string[]): Promise<void> {
     ),
     32,
   );
+}
+
+/**
+ * How many transactions wrote the ledger's rows (distinct `xmin`): one per message when each
+ * start wrote its own row, one per flush when a batch's rows go together. Exact, and the
+ * machine's load does not move it, unlike the start rates.
+ */
+async function ledgerWrites(pool: Pool, schema: string): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT count(DISTINCT xmin::text)::text AS n FROM ${qualifyTable(schema, 'processed_events')}`,
+  );
+  return Number(rows[0]!.n);
 }
 
 export interface BridgeBenchOptions {
@@ -212,6 +227,7 @@ export async function benchBridge(
   const ledger = createLedgerStore(pool, { schema });
   const written = await ledger.summarize();
   const bridgeRate = written.rows / written.firstSeenSpanSeconds;
+  const inserts = await ledgerWrites(pool, schema);
 
   // Duplicate absorption: the same identities again, all answered by the ledger.
   const dupTopic = tag('bench_dups');
@@ -287,6 +303,9 @@ export async function benchBridge(
     concurrency,
     rawStartsPerSecond: Math.round(raw.rate),
     bridgeStartsPerSecond: Math.round(bridgeRate),
+    /** Ledger rows the bridge wrote, and the INSERT transactions that wrote them. */
+    ledgerRows: written.rows,
+    ledgerInserts: inserts,
     ratio: Number((bridgeRate / raw.rate).toFixed(2)),
     /** CPU ms per start of each process (the bench process is the raw loop's client). */
     rawCpuMsPerStart: raw.cpuMsPerStart,
@@ -321,8 +340,10 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
       profile: { type: 'boolean' },
+      ...TOPOLOGY_OPTIONS,
     },
   });
+  const topology = applyTopologyOptions(values);
   const events = Number(values.events ?? 3000);
   const concurrency = Number(values.concurrency ?? 32);
   const duplicates = Number(values.duplicates ?? 20000);
@@ -356,10 +377,12 @@ async function main(): Promise<void> {
         '',
         `| measure | value |`,
         `|---|---|`,
+        `| topology | ${describeTopology(topology)} |`,
         `| raw client.workflow.start (C=${concurrency}) | ${result.rawStartsPerSecond} starts/s |`,
         `| bridge, pre-produced events (C=${concurrency}) | ${result.bridgeStartsPerSecond} starts/s |`,
         `| ratio bridge / raw | ${result.ratio} |`,
         `| duplicate absorption (ledger) | ${result.duplicatesPerSecond} events/s (${absorbed}/${duplicates} by ledger) |`,
+        `| ledger rows / the INSERTs that wrote them | ${result.ledgerRows} / ${result.ledgerInserts} |`,
         `| bridge peak RSS | ${result.bridgePeakRssMiB} MiB |`,
         `| CPU ms per start, raw loop | ${formatCpu(result.rawCpuMsPerStart)} |`,
         `| CPU ms per start, bridge | ${formatCpu(result.bridgeCpuMsPerStart)} |`,

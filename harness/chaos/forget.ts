@@ -4,7 +4,7 @@
 // LedgerStore.reapOlderThan. Used by the chaos run's time-passes fault and by the tests that
 // check the claim against the same expiries.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import type { ExpireKeysInput } from '../sandbox/key-store';
 import { forEachLimited } from '../../src/util/run-limited';
@@ -64,6 +64,8 @@ export async function deleteClosedRuns(
   query: string,
   counts: Record<string, number> = {},
   concurrency = 8,
+  /** Collects the workflow IDs of the deleted runs (kept across a retried call, as `counts`). */
+  deletedIds: Set<string> = new Set(),
 ): Promise<Record<string, number>> {
   const closed: Array<{ workflowId: string; runId: string; type: string }> = [];
   for await (const info of client.workflow.list({ query })) {
@@ -77,10 +79,14 @@ export async function deleteClosedRuns(
         workflowExecution: { workflowId, runId },
       })
       .then(
-        () => (counts[type] = (counts[type] ?? 0) + 1),
+        () => {
+          counts[type] = (counts[type] ?? 0) + 1;
+          deletedIds.add(workflowId);
+        },
         (err: unknown) => {
           // Deleted already (a second pass), or gone by retention meanwhile: the same end.
           if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
+          deletedIds.add(workflowId);
         },
       );
   });
@@ -128,8 +134,14 @@ export async function expireProviderKeys(
 
 /**
  * Moves a consumer group back to the beginning of a topic, as an operator's `--reset-offsets
- * --to-earliest` does. Kafka only allows it while the group has no members, so the caller
- * stops its consumers first; a member still leaving is waited for.
+ * --to-earliest` does, and returns once the group's committed offsets say so. Kafka only
+ * allows it while the group has no members, so the caller stops its consumers first; a member
+ * still leaving is waited for. KafkaJS's resetOffsets commits through a consumer of the group
+ * and resolves on its first fetch whether or not that commit was taken: with the offsets topic
+ * short of in-sync replicas, or its coordinator moving, the group kept its old offsets, and the
+ * bridge resumed there instead of reading the topic again. So the committed offsets are read
+ * back, and the reset is made again until every partition is at the earliest (-2, which the
+ * consumer resolves to the first offset, or an offset at or below the low watermark).
  */
 export async function resetGroupToEarliest(
   kafka: Kafka,
@@ -141,19 +153,31 @@ export async function resetGroupToEarliest(
   await admin.connect();
   try {
     await waitFor(
-      () =>
-        admin.resetOffsets({ groupId, topic, earliest: true }).then(
-          () => true,
-          // "The consumer group must have no running instances": not yet left.
-          () => false,
-        ),
+      async () => {
+        // "The consumer group must have no running instances": not yet left (thrown: retried).
+        await admin.resetOffsets({ groupId, topic, earliest: true });
+        return atEarliest(admin, groupId, topic);
+      },
       {
         timeoutMs,
         intervalMs: 500,
-        what: `consumer group ${groupId} reset to the earliest offsets`,
+        what: `consumer group ${groupId} reset to the earliest offsets of ${topic}`,
       },
     );
   } finally {
     await admin.disconnect();
   }
+}
+
+/** Whether every partition's committed offset of `groupId` is at the topic's beginning. */
+async function atEarliest(admin: Admin, groupId: string, topic: string): Promise<boolean> {
+  const low = new Map(
+    (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.low)]),
+  );
+  const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  const committed = new Map((entry?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+  return [...low].every(([partition, first]) => {
+    const offset = committed.get(partition);
+    return offset === -2n || (offset !== undefined && offset >= 0n && offset <= first);
+  });
 }

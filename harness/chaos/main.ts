@@ -22,10 +22,12 @@ import { payoutRequestedRoute } from '../../src/domains/payouts/routes';
 import {
   countSecondRuns,
   countTransientWaits,
+  groupCaughtUp,
   publishSpread,
   startSampler,
   waitForQuiescence,
 } from './observe';
+import { countMissingOnTopic } from './published';
 import { writeChaosReport } from './report';
 import { buildSchedule, describeFault, WORKER_COUNT } from './schedule';
 import { buildTopologySchedule } from './topology-faults';
@@ -121,10 +123,14 @@ async function main(argv: string[]): Promise<number> {
     ]);
     await clearProviderFaults(ctx);
     say(describeStreamLine(scenario.stream, scenario.payouts));
+    // Every published record must be on the topic: one that is not can never start its
+    // workflow, so the run reports it and does not wait for it.
+    const unpublished = await countMissingOnTopic(kafka, topic, records);
+    if (unpublished > 0) say(`${unpublished} published record(s) are not on ${topic}`);
 
     // Resent orders (and version-bumped payouts) start a second workflow each, which must end
     // `duplicate` without effects.
-    const expected = scenario.expectedWorkflows;
+    const expected = Math.max(0, scenario.expectedWorkflows - unpublished);
     const progress = createProgress('workflows finished', expected);
     const { retried, parkedOnTransient } = await waitForQuiescence(
       client,
@@ -133,6 +139,8 @@ async function main(argv: string[]): Promise<number> {
       // A large backlog on two busy cores drains at a few orders a second: slow is not stuck.
       Math.max(5 * 60_000, args.durationMs * 3, 300 * expected),
       (done, running, r) => progress.update(done, `(${running} running, ${r} parked retried)`),
+      undefined,
+      () => groupCaughtUp(kafka, config.kafka.groupId, topic),
     );
     progress.finish();
     sampler.stop();
@@ -160,6 +168,7 @@ async function main(argv: string[]): Promise<number> {
     const invariants: [string, number][] = [
       ...DISCREPANCY_CLASSES.map((c) => [c, report.counts[c]] as [string, number]),
       ['unexpected-process-exit', fleet.unexpectedExits.length],
+      ['published-not-on-topic', unpublished],
       // Every outage is shorter than the transient window: an order must wait it out.
       ['parked-on-transient-cause', parkedOnTransient],
     ];
@@ -195,7 +204,7 @@ async function main(argv: string[]): Promise<number> {
     faultCounts.set('longest transient wait (s)', Math.round(waits.maxMs / 1000));
     faultCounts.set('total transient wait (s)', Math.round(waits.totalMs / 1000));
     const violations =
-      report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient;
+      report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient + unpublished;
     const exitCode = violations === 0 ? 0 : 1;
     const file = join(reportDir, 'report.html');
     writeChaosReport(file, {

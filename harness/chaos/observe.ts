@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka, Message } from 'kafkajs';
 import { countRunWorkflows } from '../pipeline/observe';
+import { sendPerPartition } from '../../src/kafka/send-per-partition';
 import { waitFor } from '../../src/util/wait';
 import { TRANSIENT_FAILURE_TYPES } from '../../src/activities/transient-failure';
 import {
@@ -42,7 +43,8 @@ export function startSampler(client: Client, prefix: string, startedAt: number) 
 /**
  * Publishes the stream in chunks spread over `spreadMs`, so faults land while events flow. A
  * chunk that fails (broker restarting) is sent again: a resend is one more redelivery, which
- * the bridge must absorb anyway.
+ * the bridge must absorb anyway. One produce call per partition (src/kafka/send-per-partition.ts):
+ * a call across partitions loses the messages of a partition whose leader moved mid-call.
  */
 export async function publishSpread(
   kafka: Kafka,
@@ -51,6 +53,7 @@ export async function publishSpread(
   spreadMs: number,
   startedAt: number,
 ): Promise<void> {
+  const partitions = await partitionCountOf(kafka, topic);
   const producer = kafka.producer();
   await producer.connect();
   try {
@@ -60,14 +63,25 @@ export async function publishSpread(
       const due = startedAt + (c * spreadMs) / chunks;
       await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
       const messages = records.slice(c * size, (c + 1) * size);
-      await waitFor(() => producer.send({ topic, acks: -1, messages }).then(() => true), {
-        timeoutMs: 180_000,
-        intervalMs: 1000,
-        what: `chunk ${c} published to ${topic}`,
-      });
+      await waitFor(
+        () => sendPerPartition(producer, { topic, messages, partitions }).then(() => true),
+        { timeoutMs: 180_000, intervalMs: 1000, what: `chunk ${c} published to ${topic}` },
+      );
     }
   } finally {
     await producer.disconnect();
+  }
+}
+
+/** The topic's partition count, read once before the faults begin. */
+async function partitionCountOf(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    return topics[0]!.partitions.length;
+  } finally {
+    await admin.disconnect();
   }
 }
 
@@ -92,15 +106,25 @@ export async function waitForQuiescence(
   timeoutMs: number,
   onProgress: (done: number, running: number, retried: number) => void,
   retryEveryMs = 15_000,
+  /**
+   * Whether the bridge has handled the whole topic (its group's committed offsets at the end).
+   * Then a run that stays short of `expected` with nothing running for SETTLED_MS is over too:
+   * an event dead-lettered on the re-read (a version made stale by a newer one the ledger
+   * kept) has no workflow, and reconcile, not this wait, judges what is missing.
+   */
+  caughtUp?: () => Promise<boolean>,
 ): Promise<{ retried: number; parkedOnTransient: number }> {
   const lastRetry = new Map<string, number>();
   const onTransient = new Set<string>();
   let retried = 0;
+  let idle: { total: number; since: number } | undefined;
   await waitFor(
     async () => {
       const { total, running } = await countRunWorkflows(client, prefix);
       onProgress(total - running, running, retried);
       if (total >= expected && running === 0) return true;
+      if (running > 0 || idle?.total !== total) idle = { total, since: Date.now() };
+      else if (Date.now() - idle.since >= SETTLED_MS && caughtUp && (await caughtUp())) return true;
       const query = visibility.allOf(
         visibility.startsWith(SEARCH_ATTRIBUTE.entityId, prefix),
         visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
@@ -121,6 +145,30 @@ export async function waitForQuiescence(
     { timeoutMs, intervalMs: 1000, what: `all ${expected} workflows of ${prefix} to finish` },
   );
   return { retried, parkedOnTransient: onTransient.size };
+}
+
+/** How long nothing may run nor start before a run short of its expected count is over. */
+const SETTLED_MS = 30_000;
+
+/** Whether `groupId` has committed every partition of `topic` up to its current end. */
+export async function groupCaughtUp(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const committed = new Map(
+      (entry?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]),
+    );
+    return (await admin.fetchTopicOffsets(topic)).every(
+      (p) => (committed.get(p.partition) ?? -1n) >= BigInt(p.high),
+    );
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /**

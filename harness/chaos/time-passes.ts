@@ -61,9 +61,9 @@ async function retried<T>(what: string, step: () => Promise<T>): Promise<T> {
 
 /**
  * Time passes for the run, in minutes instead of a month (docs/orders.md, "Which memory holds
- * what"): the bridge stops; the ledger reaper deletes every row (LEDGER_RETENTION_DAYS
- * passed); Temporal's retention deletes every closed run of the run's orders and
- * cancellations; the providers forget the keys of every order whose claim has settled (a real
+ * what"): the bridge stops; Temporal's retention deletes every closed run of the run's orders
+ * and cancellations, and the ledger reaper their rows (LEDGER_RETENTION_DAYS passed; a run
+ * still in flight is younger than any retention, so its row stays); the providers forget the keys of every order whose claim has settled (a real
  * provider forgets a key a day after its request; an order still in flight retries its keys
  * within its transient window, an hour, so those stay); the bridge's consumer group goes back
  * to the earliest offsets and the bridge starts again. It returns once the bridge has handled
@@ -74,16 +74,22 @@ export async function letTimePass(ctx: TimePassesContext): Promise<TimePassesRep
   let report: Omit<TimePassesReport, 'rereadMessages'>;
   let end: Map<number, number>;
   try {
-    const reapedLedgerRows = await retried('the ledger reaped', () =>
-      createLedgerStore(ctx.pool, { schema: ctx.schema }).reapOlderThan(0),
-    );
     const deletedRuns: Record<string, number> = {};
+    const deletedIds = new Set<string>();
     await retried('closed runs deleted', () =>
       deleteClosedRuns(
         ctx.client,
         visibility.startsWith(SEARCH_ATTRIBUTE.entityId, ctx.prefix),
         deletedRuns,
+        undefined,
+        deletedIds,
       ),
+    );
+    // The ledger forgets what retention forgot: the rows of the deleted runs. An order still in
+    // flight keeps its row, as it would under a real reaper (LEDGER_RETENTION_DAYS outlasts any
+    // order), so a cancellation before its reservation still finds it there.
+    const reapedLedgerRows = await retried('the ledger reaped', () =>
+      createLedgerStore(ctx.pool, { schema: ctx.schema }).reapWorkflows([...deletedIds]),
     );
     const settled = (
       await retried('order claims read', () =>

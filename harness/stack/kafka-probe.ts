@@ -8,7 +8,27 @@ import { connect } from 'node:net';
  * topic's only broker is down, however healthy the broker asked is. Version 4 is the oldest
  * Kafka 4 still accepts; the answer's layout is fixed (non-flexible) up to version 8.
  */
-export function registeredBrokers(host: string, port: number, timeoutMs = 2000): Promise<number[]> {
+export async function registeredBrokers(
+  host: string,
+  port: number,
+  timeoutMs = 2000,
+): Promise<number[]> {
+  return (await probeKafka(host, port, timeoutMs)).brokerIds;
+}
+
+/** What one broker's Metadata answer says: its cluster, and the brokers registered in it. */
+export interface KafkaProbe {
+  /** The cluster the answering broker belongs to (null from a broker that does not say). */
+  clusterId: string | null;
+  brokerIds: number[];
+}
+
+/**
+ * registeredBrokers with the answering broker's cluster ID: on a shared machine another
+ * stack's Kafka can listen on a port ours left free while its broker was down, and answer
+ * with broker IDs ours has too.
+ */
+export function probeKafka(host: string, port: number, timeoutMs = 2000): Promise<KafkaProbe> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
     const chunks: Buffer[] = [];
@@ -25,7 +45,7 @@ export function registeredBrokers(host: string, port: number, timeoutMs = 2000):
       if (data.length < 4 || data.length < 4 + data.readInt32BE(0)) return;
       socket.destroy();
       try {
-        resolve(parseBrokerIds(data.subarray(4)));
+        resolve(parseMetadata(data.subarray(4)));
       } catch (err) {
         reject(err as Error);
       }
@@ -51,19 +71,22 @@ function metadataRequest(): Buffer {
   return Buffer.concat([size, body]);
 }
 
-/** correlation_id, throttle_time_ms, then the brokers: node_id, host, port, rack. */
-function parseBrokerIds(response: Buffer): number[] {
+/** correlation_id, throttle_time_ms, the brokers (node_id, host, port, rack), cluster_id. */
+function parseMetadata(response: Buffer): KafkaProbe {
   let o = 4 + 4;
   const count = response.readInt32BE(o);
   o += 4;
-  const ids: number[] = [];
+  const brokerIds: number[] = [];
   for (let i = 0; i < count; i++) {
-    ids.push(response.readInt32BE(o));
+    brokerIds.push(response.readInt32BE(o));
     o += 4;
     o += 2 + response.readInt16BE(o); // host
     o += 4; // port
     const rack = response.readInt16BE(o);
     o += 2 + Math.max(0, rack); // rack: -1 = null
   }
-  return ids;
+  const idLength = response.readInt16BE(o);
+  const clusterId =
+    idLength < 0 ? null : response.subarray(o + 2, o + 2 + idLength).toString('utf8');
+  return { clusterId, brokerIds };
 }

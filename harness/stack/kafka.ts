@@ -5,7 +5,7 @@ import { REPO_ROOT, VERSIONS, type StackPaths } from './paths';
 import { runCommand } from './run-command';
 import { spawnService } from './processes';
 import { waitFor } from '../../src/util/wait';
-import { registeredBrokers } from './kafka-probe';
+import { probeKafka } from './kafka-probe';
 import { ensureAptPackages } from './apt';
 import { brokersOf, replicationOf, type KafkaLayout, type KafkaNode } from './kafka-layout';
 
@@ -203,19 +203,42 @@ export function bootstrapOf(layout: KafkaLayout): string {
 }
 
 /**
+ * The cluster ID a process's storage was formatted with (`cluster.id` in its meta.properties),
+ * or undefined before its first start.
+ */
+export function formattedClusterId(
+  paths: StackPaths,
+  layout: KafkaLayout,
+  node: KafkaNode,
+): string | undefined {
+  const file = join(nodeDirs(paths, layout, node).data, 'meta.properties');
+  if (!existsSync(file)) return undefined;
+  return /^cluster\.id=(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.trim();
+}
+
+/**
  * Waits until `brokers` (default: every broker of the layout) are registered with the
  * controller, asking each of them, so every one of them answers metadata requests. Topics do
  * not matter here (registeredBrokers): a leaderless partition elsewhere is not a broker down.
+ * With `clusterId`, an answer from another cluster (another stack's Kafka on a port ours left
+ * free while its broker was down) is not ours coming up.
  */
 export async function waitForKafka(
   layout: KafkaLayout,
   timeoutMs: number,
   brokers: KafkaNode[] = brokersOf(layout),
+  clusterId?: string,
 ): Promise<void> {
   await waitFor(
     async () => {
       for (const broker of brokers) {
-        const ids = new Set(await registeredBrokers('127.0.0.1', broker.brokerPort!));
+        const probe = await probeKafka('127.0.0.1', broker.brokerPort!);
+        // Not yet ours: reported as the wait's last error if it never is.
+        if (clusterId !== undefined && probe.clusterId !== clusterId)
+          throw new Error(
+            `${hostPort(broker.brokerPort!)} answers for cluster ${probe.clusterId}, not ours (${clusterId})`,
+          );
+        const ids = new Set(probe.brokerIds);
         if (!brokers.every((b) => ids.has(b.nodeId))) return false;
       }
       return true;

@@ -1,7 +1,10 @@
-import { startKafkaNode, waitForKafka } from './kafka';
-import { brokerById, brokersOf, type KafkaLayout } from './kafka-layout';
+import { formattedClusterId, startKafkaNode, waitForKafka } from './kafka';
+import { brokerById, brokersOf, type KafkaLayout, type KafkaNode } from './kafka-layout';
+import { holdPort, type PortHold } from './port-hold';
+import { isPortFree } from './ports';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
-import { stopProcessGroup } from './processes';
+import { isAlive, readyWhileAlive, ServiceExitedError, stopProcessGroup } from './processes';
+import { waitFor } from '../../src/util/wait';
 import { writeStackState, type RunningStack } from './stack-state';
 import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 import {
@@ -45,10 +48,79 @@ function kafkaLayoutOf(stack: RunningStack): KafkaLayout {
   );
 }
 
+// Ports of the Kafka processes stopped here, held until they are started again (port-hold.ts).
+const heldPorts = new Map<string, PortHold[]>();
+
+function portsOf(node: KafkaNode): number[] {
+  return [node.brokerPort, node.controllerPort].filter((p): p is number => p !== undefined);
+}
+
+async function holdPortsOf(node: KafkaNode): Promise<void> {
+  const holds: PortHold[] = [];
+  for (const port of portsOf(node)) {
+    const hold = await holdPort(port);
+    if (hold) holds.push(hold);
+  }
+  heldPorts.set(node.name, holds);
+}
+
+async function releasePortsOf(node: KafkaNode): Promise<void> {
+  for (const hold of heldPorts.get(node.name) ?? []) await hold.release();
+  heldPorts.delete(node.name);
+}
+
+/** Frees every port this process holds for a stopped Kafka process, starting nothing. */
+export async function releaseKafkaPorts(): Promise<void> {
+  for (const holds of heldPorts.values()) for (const hold of holds) await hold.release();
+  heldPorts.clear();
+}
+
+/**
+ * Starts the stopped ones of `nodes` on their own ports and data, in order, and waits until
+ * `brokers` answer as members of our cluster. A process that exits while starting (on a shared
+ * machine: its port taken meanwhile by another stack, which picks a default port when it is
+ * free) is started again once its ports are free, until the deadline; an answer from another
+ * cluster on our port is never taken for ours.
+ */
+async function startKafkaNodes(
+  stack: RunningStack,
+  layout: KafkaLayout,
+  nodes: KafkaNode[],
+  brokers: KafkaNode[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const left = () => Math.max(1000, deadline - Date.now());
+  const clusterId = formattedClusterId(stack.paths, layout, nodes[0]!);
+  for (;;) {
+    for (const node of nodes) {
+      const pid = stack.state.pids[node.name];
+      if (pid !== undefined && isAlive(pid)) continue;
+      await releasePortsOf(node);
+      await waitFor(
+        async () => (await Promise.all(portsOf(node).map((p) => isPortFree(p)))).every(Boolean),
+        { timeoutMs: left(), intervalMs: 500, what: `${node.name}'s ports ${portsOf(node)} free` },
+      );
+      stack.state.pids[node.name] = await startKafkaNode(stack.paths, layout, node);
+      writeStackState(stack.paths, stack.state);
+    }
+    try {
+      await nodes.reduce(
+        (ready, node) => readyWhileAlive(stack.state.pids[node.name]!, node.name, ready),
+        waitForKafka(layout, left(), brokers, clusterId),
+      );
+      return;
+    } catch (err) {
+      if (!(err instanceof ServiceExitedError) || Date.now() >= deadline) throw err;
+    }
+  }
+}
+
 /**
  * Stops one broker of the stack's Kafka (`nodeId` 1, 2 or 3 on the three-broker cluster; 1 is
  * the single broker). Default SIGKILL: a crash, so the controller fences it after its session
- * times out and the partitions it led elect new leaders from their ISR.
+ * times out and the partitions it led elect new leaders from their ISR. Its port stays held
+ * (refusing every connection) until startKafkaBroker, so no other program takes it meanwhile.
  */
 export async function stopKafkaBroker(
   stack: RunningStack,
@@ -60,12 +132,13 @@ export async function stopKafkaBroker(
   if (pid !== undefined) await stopProcessGroup(pid, signal);
   delete stack.state.pids[broker.name];
   writeStackState(stack.paths, stack.state);
+  await holdPortsOf(broker);
 }
 
 /**
  * Starts a stopped broker again on its ports and data folder and waits until it is
- * registered with the controller and answers. Its replicas rejoin the ISR as they catch up;
- * a caller that needs full ISRs waits for that itself.
+ * registered with the controller and answers for our cluster (startKafkaNodes). Its replicas
+ * rejoin the ISR as they catch up; a caller that needs full ISRs waits for that itself.
  */
 export async function startKafkaBroker(
   stack: RunningStack,
@@ -74,9 +147,7 @@ export async function startKafkaBroker(
 ): Promise<void> {
   const layout = kafkaLayoutOf(stack);
   const broker = brokerById(layout, nodeId);
-  stack.state.pids[broker.name] = await startKafkaNode(stack.paths, layout, broker);
-  writeStackState(stack.paths, stack.state);
-  await waitForKafka(layout, timeoutMs, [broker]);
+  await startKafkaNodes(stack, layout, [broker], [broker], timeoutMs);
 }
 
 /** Kills (or stops) one broker and starts it again: a leader move and a coordinator move. */
@@ -90,8 +161,9 @@ export async function restartKafkaBroker(
 }
 
 /**
- * Stops all of the stack's Kafka (SIGTERM; the controller after the brokers) and starts it
- * again on the same ports, then waits until every broker answers: Kafka gone for a while.
+ * Stops all of the stack's Kafka (SIGTERM; the controller after the brokers), holding their
+ * ports, and starts it again on the same ports, then waits until every broker answers: Kafka
+ * gone for a while.
  */
 export async function restartKafka(stack: RunningStack, timeoutMs = 120_000): Promise<void> {
   const layout = kafkaLayoutOf(stack);
@@ -103,15 +175,12 @@ export async function restartKafka(stack: RunningStack, timeoutMs = 120_000): Pr
         const pid = stack.state.pids[node.name];
         if (pid !== undefined) await stopProcessGroup(pid, 'SIGTERM');
         delete stack.state.pids[node.name];
+        await holdPortsOf(node);
       }),
     );
   }
   writeStackState(stack.paths, stack.state);
-  for (const node of [...others, ...brokers]) {
-    stack.state.pids[node.name] = await startKafkaNode(stack.paths, layout, node);
-    writeStackState(stack.paths, stack.state);
-  }
-  await waitForKafka(layout, timeoutMs);
+  await startKafkaNodes(stack, layout, [...others, ...brokers], brokers, timeoutMs);
 }
 
 /** Stops the stack's Postgres (SIGINT: fast shutdown) and starts it again on the same port. */

@@ -134,29 +134,53 @@ export class LedgerStore {
    * identity was already there (a concurrent bridge won), true when this call inserted it.
    */
   async recordStarted(row: LedgerRow): Promise<boolean> {
+    return (await this.recordAllStarted([row], 'recordStarted')) === 1;
+  }
+
+  /**
+   * Records many processed identities in one statement (the bridge writes a batch's starts
+   * together: one round trip and one commit instead of one per message). The primary key
+   * detects duplicates as for one row: rows whose identity is already there are skipped.
+   * Returns how many rows this call inserted. The rows go as one array per column, so the
+   * statement has 12 parameters whatever the row count (Postgres allows 65535).
+   */
+  async recordAllStarted(
+    rows: readonly LedgerRow[],
+    operation = 'recordAllStarted',
+  ): Promise<number> {
+    if (rows.length === 0) return 0;
+    const column = <T>(pick: (row: LedgerRow) => T) => rows.map(pick);
     const { rowCount } = await this.run(
-      'recordStarted',
+      operation,
       `INSERT INTO ${this.table} (identity, event_type, event_id, aggregate_id, aggregate_version,
          fingerprint, workflow_id, run_id, source_topic, source_partition, source_offset,
          first_seen_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now()))
+       SELECT identity, event_type, event_id, aggregate_id, aggregate_version, fingerprint,
+              workflow_id, run_id, source_topic, source_partition, source_offset,
+              COALESCE(first_seen_at, now())
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
+                     $7::text[], $8::text[], $9::text[], $10::integer[], $11::bigint[],
+                     $12::timestamptz[])
+           AS r(identity, event_type, event_id, aggregate_id, aggregate_version, fingerprint,
+                workflow_id, run_id, source_topic, source_partition, source_offset,
+                first_seen_at)
        ON CONFLICT (identity) DO NOTHING`,
       [
-        row.identity,
-        row.eventType,
-        row.eventId,
-        row.aggregateId,
-        row.aggregateVersion ?? null,
-        row.fingerprint,
-        row.workflowId,
-        row.runId ?? null,
-        row.sourceTopic,
-        row.sourcePartition,
-        row.sourceOffset,
-        row.firstSeenAt ?? null,
+        column((r) => r.identity),
+        column((r) => r.eventType),
+        column((r) => r.eventId),
+        column((r) => r.aggregateId),
+        column((r) => r.aggregateVersion ?? null),
+        column((r) => r.fingerprint),
+        column((r) => r.workflowId),
+        column((r) => r.runId ?? null),
+        column((r) => r.sourceTopic),
+        column((r) => r.sourcePartition),
+        column((r) => r.sourceOffset),
+        column((r) => r.firstSeenAt ?? null),
       ],
     );
-    return rowCount === 1;
+    return rowCount ?? 0;
   }
 
   /**
@@ -271,6 +295,25 @@ export class LedgerStore {
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < this.reapBatchSize) return total;
     }
+  }
+
+  /**
+   * Deletes the rows of these workflow IDs, as the reaper does once their age passes: what
+   * the chaos run's time-passes fault forgets for the runs it deleted from Temporal, never the
+   * row of an order still in flight (a real reaper's retention, days, outlasts any order).
+   * Returns the number deleted.
+   */
+  async reapWorkflows(workflowIds: readonly string[]): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < workflowIds.length; i += this.reapBatchSize) {
+      const { rowCount } = await this.run(
+        'reapWorkflows',
+        `DELETE FROM ${this.table} WHERE workflow_id = ANY($1::text[])`,
+        [workflowIds.slice(i, i + this.reapBatchSize)],
+      );
+      total += rowCount ?? 0;
+    }
+    return total;
   }
 }
 

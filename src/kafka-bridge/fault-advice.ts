@@ -21,6 +21,7 @@ export interface FaultContext {
 /** The ledger store's operations and the statement each runs (src/db/ledger-store.ts). */
 const LEDGER_STATEMENTS: Readonly<Record<string, string>> = {
   recordStarted: 'INSERT',
+  recordAllStarted: 'INSERT',
   findKnown: 'SELECT',
   highestVersions: 'SELECT',
 };

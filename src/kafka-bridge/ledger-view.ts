@@ -2,7 +2,10 @@ import type { KnownEvent, LedgerStore } from '../db/ledger-store';
 import type { StartCommand } from '../events/translate';
 
 /** The ledger calls the consumer loop makes (a fake in unit tests). */
-export type BatchLedger = Pick<LedgerStore, 'findKnown' | 'highestVersions' | 'recordStarted'>;
+export type BatchLedger = Pick<
+  LedgerStore,
+  'findKnown' | 'highestVersions' | 'recordStarted' | 'recordAllStarted'
+>;
 
 /** What the ledger says about one start command. */
 export interface LedgerFacts {

@@ -4,6 +4,7 @@ import { describeError } from './classify-error';
 import { classifyAgainstLedger } from './dedup';
 import { deadLetter } from './dead-letter';
 import { callDependency, retryOptions } from './dependency-call';
+import type { LedgerRow } from '../db/ledger-store';
 import type { PoisonReason } from '../events/poison';
 import type { RouteTable } from '../events/routes';
 import {
@@ -45,7 +46,7 @@ type AttemptResult =
   | Exclude<StepOutcome, { kind: 'dead-lettered' } | { kind: 'retry' }>
   | { kind: 'dead-letter'; reason: PoisonReason; error: string };
 
-/** One try at a valid command: ledger facts, then start, then the ledger row. */
+/** One try at a valid command: ledger facts, then the start; returns the row to record. */
 async function attemptStart(
   cmd: StartCommand,
   item: BatchItem,
@@ -77,34 +78,31 @@ async function attemptStart(
     return { kind: 'dead-letter', reason: 'start-rejected', error: outcome.error };
   }
   // Started, or started earlier but not in the ledger (a crash between start and ledger
-  // write, or the ledger was reaped): record it so the next redelivery costs no Temporal call.
-  await callDependency(
-    'postgres',
-    () =>
-      deps.ledger.recordStarted({
-        identity: cmd.identity,
-        eventType: cmd.eventType,
-        eventId: cmd.eventId,
-        aggregateId: cmd.aggregateId,
-        aggregateVersion: cmd.aggregateVersion,
-        fingerprint: cmd.fingerprint,
-        workflowId: cmd.workflowId,
-        runId: outcome.runId,
-        sourceTopic: topic,
-        sourcePartition: partition,
-        sourceOffset: item.message.offset,
-      }),
-    ctx.controls,
-  );
+  // write, or the ledger was reaped): its row, so the next redelivery costs no Temporal call.
+  // The batch writes it (ledger-writes.ts) and counts the message handled only once it is.
+  const row: LedgerRow = {
+    identity: cmd.identity,
+    eventType: cmd.eventType,
+    eventId: cmd.eventId,
+    aggregateId: cmd.aggregateId,
+    aggregateVersion: cmd.aggregateVersion,
+    fingerprint: cmd.fingerprint,
+    workflowId: cmd.workflowId,
+    runId: outcome.runId,
+    sourceTopic: topic,
+    sourcePartition: partition,
+    sourceOffset: item.message.offset,
+  };
   ctx.view.remember(cmd, outcome.runId);
   return outcome.kind === 'started'
-    ? { kind: 'started', runId: outcome.runId }
-    : { kind: 'duplicate', source: 'temporal' };
+    ? { kind: 'started', runId: outcome.runId, row }
+    : { kind: 'duplicate', source: 'temporal', row };
 }
 
 /**
  * The per-message step: poison goes to the DLQ; a valid command is deduplicated against the
- * ledger, started, and recorded. Transient failures (a dependency down) are retried for as
+ * ledger and started; a start (or one Temporal already had) returns its ledger `row`, which
+ * the caller writes before the message counts as handled. Transient failures (a dependency down) are retried for as
  * long as the partition is ours; any other failure a few times, then the message is
  * dead-lettered as `processing-failed` with the real cause. Never throws for anything the
  * message or a dependency does.

@@ -1,6 +1,7 @@
 import type { Batch, KafkaMessage } from 'kafkajs';
 import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
 import { LedgerView } from './ledger-view';
+import { LedgerWrites, type LedgerWritesOptions } from './ledger-writes';
 import { callDependency, retryOptions } from './dependency-call';
 import {
   handleMessage,
@@ -23,6 +24,8 @@ export interface BatchDeps extends StepDeps {
   translateOptions: TranslateOptions;
   /** Different groups (keys or aggregates) of one batch handled at once, at most. */
   concurrency: number;
+  /** How the batch's ledger rows are grouped into INSERTs. Default: LedgerWrites' defaults. */
+  ledgerWrites?: LedgerWritesOptions;
 }
 
 /** The consumer's controls for one partition's batch (kafkajs eachBatch payload). */
@@ -59,9 +62,10 @@ export function groupItems(items: readonly BatchItem[]): BatchItem[][] {
 /**
  * Handles one fetched batch of one partition: translate every message (each inside its own
  * guard), look the batch up in the ledger, then per group in order (different groups
- * concurrently, bounded) run the per-message step (message-step.ts). Offsets are resolved
- * for the contiguous prefix of handled messages (offset-tracker.ts) and committed at the end,
- * only while the partition is still ours.
+ * concurrently, bounded) run the per-message step (message-step.ts); the ledger rows of the
+ * starts are written together (ledger-writes.ts). Offsets are resolved for the contiguous
+ * prefix of handled messages (offset-tracker.ts), a start's only once its row is written, and
+ * committed at the end, only while the partition is still ours.
  */
 export async function handleBatch(
   batch: Batch,
@@ -117,10 +121,21 @@ export async function handleBatch(
     items.map((i) => i.message.offset),
     controls.resolveOffset,
   );
+  // Started messages are handled once their ledger row is written, in INSERTs shared by the
+  // batch (ledger-writes.ts), so a start slot never waits for its own row.
+  const writes = new LedgerWrites(
+    ctx,
+    (item) => tracker.markHandled(item.index),
+    deps.ledgerWrites,
+  );
   try {
     await runLimited(
       groupItems(items).map((group) => async () => {
+        let rowBefore = false;
         for (const item of group) {
+          // A later event of the aggregate may look for the earlier one's row (a cancellation
+          // finds its order's owner there): the group's rows are written before it starts.
+          if (rowBefore) await writes.flush();
           if (!controls.shouldContinue()) return;
           const outcome = await withRecordSpan(
             item.message,
@@ -129,7 +144,9 @@ export async function handleBatch(
             (o) => o.kind,
           );
           if (outcome.kind === 'retry') return;
-          tracker.markHandled(item.index);
+          rowBefore = 'row' in outcome;
+          if ('row' in outcome) writes.add(item, outcome.row);
+          else tracker.markHandled(item.index);
           // kafkajs heartbeats only when asked (throttled to heartbeatInterval); a long batch
           // without this would outlive the session and lose the partition mid-way. A failed
           // heartbeat (a rebalance) shows in ownsPartition/shouldContinue.
@@ -139,6 +156,9 @@ export async function handleBatch(
       deps.concurrency,
     );
   } finally {
+    // Whatever ended the batch, the rows of its starts are written (or given up) before the
+    // commit, and nothing is written for it afterwards.
+    await writes.flush();
     const next = commitOffsetOf(batch, tracker);
     if (next !== undefined && controls.ownsPartition()) {
       await controls.commit(next);

@@ -2,6 +2,7 @@
 // it returns. Their own module, so the step's helpers (dead-letter.ts, dependency-call.ts)
 // import them without importing the step itself (no import cycle).
 import type { KafkaMessage } from 'kafkajs';
+import type { LedgerRow } from '../db/ledger-store';
 import type { Logger } from '../logger';
 import type { BackoffOptions } from './backoff';
 import type { DlqRecord } from '../events/dlq-message';
@@ -54,12 +55,15 @@ export interface BatchItem {
 
 /**
  * The step's outcome for one message: `started`, `duplicate` and `dead-lettered` are handled
- * (the offset may be committed); `retry` means the step was stopped (shutdown, lost
- * partition) before the message was handled, so it stays uncommitted and is redelivered.
+ * (the offset may be committed) once the `row` they carry, if any, is in the ledger (a start,
+ * or a start Temporal already had that the ledger did not know); `retry` means the step was
+ * stopped (shutdown, lost partition) before the message was handled, so it stays uncommitted
+ * and is redelivered.
  */
 export type StepOutcome =
-  | { kind: 'started'; runId: string }
-  | { kind: 'duplicate'; source: 'ledger' | 'temporal' }
+  | { kind: 'started'; runId: string; row: LedgerRow }
+  | { kind: 'duplicate'; source: 'ledger' }
+  | { kind: 'duplicate'; source: 'temporal'; row: LedgerRow }
   | { kind: 'dead-lettered'; reason: PoisonReason; stub: boolean }
   | { kind: 'retry' };
 

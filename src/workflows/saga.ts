@@ -42,6 +42,12 @@ function queriedSteps(def: SagaDefinition<never, ActivityMap, object>): Readonly
 }
 
 /**
+ * Cancelled before its claiming step's result reached history, a run that finds the claim
+ * already its own undoes that step. Histories before this patch ended without the undo.
+ */
+export const UNDO_LOST_CLAIM_STEP_PATCH = 'undo-lost-claim-step-on-cancel';
+
+/**
  * A saga from its definition: the activity proxies of its retry classes are declared here,
  * once, at the top of the domain's workflow module (where defineSaga is called).
  *
@@ -297,11 +303,25 @@ export async function runSaga<TData, TExtra extends object>(
               summary: `claim cancelled ${kind} ${entityId} for ${workflowId}`,
             }),
       );
-      const other = got.kind === 'done' ? otherOwner(got.value as ClaimOutcome) : undefined;
+      const verdict = got.kind === 'done' ? (got.value as ClaimVerdict<ClaimRecord>) : undefined;
+      const other = otherOwner(verdict);
       if (other) {
         if (claimStep && stack[0]?.name === claimStep) stack.shift();
         return endAsNotOwner(other);
       }
+      // Ours already, and not as cancelled just now: this run's claiming step committed its
+      // effect with the claim (a reservation) but its result never reached history (a local
+      // activity whose workflow task timed out, a worker killed after the commit). Undo it.
+      const step = def.steps.find((s) => s.name === claimStep);
+      if (
+        step &&
+        verdict?.kind === 'owner' &&
+        verdict.claim !== undefined &&
+        verdict.claim.settled === undefined &&
+        !stack.includes(step) &&
+        runtime.patched(UNDO_LOST_CLAIM_STEP_PATCH)
+      )
+        stack.unshift(step);
     }
     await unwind();
     await settle('cancelled');

@@ -77,6 +77,48 @@ describe('ledger store (real Postgres)', () => {
     assert.equal(await store.recordStarted(row()), false, 'a later repeat is a duplicate');
   });
 
+  it('records a batch in one statement: every column, duplicates skipped inside it and against the table', async () => {
+    await store.recordStarted(row({ aggregateId: 'seen' }));
+    // Text the array literal must escape: quotes, backslashes, braces, commas, NULL spelled out.
+    const awkward = 'a "quoted", {braced} \\ back\\slash NULL';
+    const rows = [
+      row({ aggregateId: 'b1', runId: null, aggregateVersion: undefined, eventId: awkward }),
+      row({ aggregateId: 'b2', aggregateVersion: 1732240000000, sourceOffset: '9007199254740993' }),
+      row({ aggregateId: 'seen' }),
+      row({ aggregateId: 'b2', aggregateVersion: 1732240000000, runId: 'run-again' }),
+      row({ aggregateId: 'b3', sourcePartition: 7, firstSeenAt: new Date('2026-01-02T03:04:05Z') }),
+    ];
+    assert.equal(await store.recordAllStarted(rows), 3, 'b1, b2 and b3; not seen, not b2 twice');
+    assert.equal(await store.recordAllStarted([]), 0);
+    const { rows: stored } = await pool.query(
+      `SELECT identity, event_id, aggregate_version::text AS v, run_id, source_partition,
+              source_offset::text AS o, first_seen_at
+         FROM "${schema}".processed_events ORDER BY identity`,
+    );
+    const by = new Map(stored.map((r) => [r.identity as string, r]));
+    assert.deepEqual([...by.keys()], ['b2@1732240000000', 'b3@1', 'evt-b1', 'seen@1']);
+    assert.equal(by.get('evt-b1').event_id, awkward);
+    assert.equal(by.get('evt-b1').v, null);
+    assert.equal(by.get('evt-b1').run_id, null);
+    assert.equal(by.get('b2@1732240000000').v, '1732240000000');
+    assert.equal(by.get('b2@1732240000000').o, '9007199254740993');
+    assert.equal(by.get('b2@1732240000000').run_id, 'run-1', 'the first of two in one batch');
+    assert.equal(by.get('b3@1').source_partition, 7);
+    assert.equal((by.get('b3@1').first_seen_at as Date).toISOString(), '2026-01-02T03:04:05.000Z');
+    assert.ok(Date.now() - (by.get('evt-b1').first_seen_at as Date).getTime() < 60_000);
+  });
+
+  it('refuses a whole batch when one row breaks a constraint: nothing of it is written', async () => {
+    await assert.rejects(
+      store.recordAllStarted([
+        row({ aggregateId: 'ok' }),
+        row({ aggregateVersion: 0, identity: 'z@0' }),
+      ]),
+      (err: unknown) => err instanceof LedgerStoreError && err.operation === 'recordAllStarted',
+    );
+    assert.equal((await store.findKnown(['ok@1'])).size, 0);
+  });
+
   it('stores every column', async () => {
     await store.recordStarted(
       row({
@@ -130,6 +172,17 @@ describe('ledger store (real Postgres)', () => {
     for (let i = 0; i < 8; i++)
       await store.recordStarted(row({ aggregateId: `o${i}`, firstSeenAt: old }));
     assert.equal(await small.reapOlderThan(30), 8);
+  });
+
+  it('reaps the rows of the given workflow IDs only, in batches', async () => {
+    const small = createLedgerStore(pool, { schema, reapBatchSize: 2 });
+    for (const id of ['a', 'b', 'c', 'in-flight'])
+      await store.recordStarted(row({ aggregateId: id }));
+    const ids = ['a', 'b', 'c', 'never-started'].map((id) => `OrderPlaced:${id}@1`);
+    assert.equal(await small.reapWorkflows(ids), 3);
+    const known = await store.findKnown(['a@1', 'b@1', 'c@1', 'in-flight@1']);
+    assert.deepEqual([...known.keys()], ['in-flight@1']);
+    assert.equal(await store.reapWorkflows([]), 0);
   });
 
   it('keeps each schema separate and names the schema in errors', async () => {

@@ -22,9 +22,10 @@ export type FailurePlan = (call: number) => unknown;
 
 export class FakeLedger implements BatchLedger {
   readonly rows = new Map<string, LedgerRow>();
-  calls = { findKnown: 0, highestVersions: 0, recordStarted: 0 };
+  calls = { findKnown: 0, highestVersions: 0, recordStarted: 0, recordAllStarted: 0 };
   failFindKnown: FailurePlan = () => undefined;
   failRecord: FailurePlan = () => undefined;
+  failRecordAll: (call: number, rows: readonly LedgerRow[]) => unknown = () => undefined;
 
   async findKnown(identities: readonly string[]): Promise<Map<string, KnownEvent>> {
     const err = this.failFindKnown(++this.calls.findKnown);
@@ -59,6 +60,27 @@ export class FakeLedger implements BatchLedger {
     if (this.rows.has(row.identity)) return false;
     this.rows.set(row.identity, row);
     return true;
+  }
+
+  /** Each call's identities, in order (one INSERT each). */
+  readonly batches: string[][] = [];
+
+  /** All or nothing, as one statement is: a refused batch writes no row. */
+  /** Awaited inside each recordAllStarted: a test holds the INSERT open until it says so. */
+  holdRecordAll: (rows: readonly LedgerRow[]) => Promise<void> = async () => undefined;
+
+  async recordAllStarted(rows: readonly LedgerRow[]): Promise<number> {
+    await this.holdRecordAll(rows);
+    const err = this.failRecordAll(++this.calls.recordAllStarted, rows);
+    if (err) throw err;
+    this.batches.push(rows.map((r) => r.identity));
+    let inserted = 0;
+    for (const row of rows) {
+      if (this.rows.has(row.identity)) continue;
+      this.rows.set(row.identity, row);
+      inserted++;
+    }
+    return inserted;
   }
 }
 

@@ -16,7 +16,8 @@ import {
   translateSafely,
   type StepContext,
 } from '../../../src/kafka-bridge/message-step';
-import { FakeControls, counterSum, fakeDeps, orderPlaced } from './batch-fakes';
+import { handleBatch } from '../../../src/kafka-bridge/partition-batch';
+import { FakeControls, batchOf, counterSum, fakeDeps, orderPlaced } from './batch-fakes';
 
 const context: FaultContext = {
   ledgerSchema: 'ledger',
@@ -163,12 +164,19 @@ describe('an environment fault on a message’s path (with fakes)', () => {
 
   it('a revoked INSERT grant stalls the message, then it is recorded once the grant is back', async () => {
     const s = setUp();
-    s.ledger.failRecord = (call) =>
-      call <= 5 ? postgres('42501', 'permission denied for table processed_events') : undefined;
-    const outcome = await handleMessage(s.item, s.ctx);
-    assert.equal(outcome.kind, 'started');
+    s.ledger.failRecordAll = (call) =>
+      call <= 5
+        ? postgres('42501', 'permission denied for table processed_events', 'recordAllStarted')
+        : undefined;
+    const controls = new FakeControls();
+    await handleBatch(batchOf([s.item.message]), { ...s.deps, log: s.ctx.log }, controls);
+    assert.match(
+      s.lines.find((l) => l.fault === 'permission')?.msg ?? '',
+      /^Postgres refused INSERT on ledger\.processed_events: .*GRANT SELECT, INSERT/,
+    );
     assert.equal(s.ledger.rows.size, 1);
     assert.equal(s.dlq.records.length, 0);
+    assert.deepEqual(controls.commits, ['8'], 'committed once the row is written');
     assert.equal(
       await counterSum(s.deps.metrics.transientRetries, {
         dependency: 'postgres',

@@ -62,20 +62,43 @@ describe('message step (per-message outcome, with fakes)', () => {
     ({ ledger, starter, dlq } = s);
   });
 
-  it('starts a valid event and records it in the ledger', async () => {
+  it('starts a valid event and returns its ledger row for the batch to write', async () => {
     const outcome = await handleMessage(s.item(), s.ctx);
     assert.equal(outcome.kind, 'started');
     assert.equal(starter.calls.length, 1);
     assert.deepEqual(starter.calls[0]!.source, { topic: 'orders', partition: 0, offset: '7' });
-    assert.equal(ledger.rows.size, 1);
+    const cmd = starter.calls[0]!.cmd;
+    assert.ok('row' in outcome);
+    assert.deepEqual(outcome.row, {
+      identity: cmd.identity,
+      eventType: 'OrderPlaced',
+      eventId: cmd.eventId,
+      aggregateId: 'o-1',
+      aggregateVersion: 1,
+      fingerprint: cmd.fingerprint,
+      workflowId: cmd.workflowId,
+      runId: `run-${cmd.workflowId}`,
+      sourceTopic: 'orders',
+      sourcePartition: 0,
+      sourceOffset: '7',
+    });
+    assert.equal(ledger.rows.size, 0, 'the step itself writes nothing (ledger-writes.ts does)');
     assert.equal(dlq.records.length, 0);
   });
 
+  it('returns the row of a start Temporal already had (the ledger did not know it)', async () => {
+    starter.outcome = () => ({ kind: 'duplicate', runId: 'run-earlier' });
+    const outcome = await handleMessage(s.item(), s.ctx);
+    assert.equal(outcome.kind, 'duplicate');
+    assert.ok('row' in outcome && outcome.source === 'temporal');
+    assert.equal(outcome.row.runId, 'run-earlier');
+  });
+
   it('deduplicates against the ledger without a start', async () => {
-    await handleMessage(s.item(), s.ctx);
+    const first = await handleMessage(s.item(), s.ctx);
+    assert.ok('row' in first);
     const again = setUp();
-    again.ledger.rows.clear();
-    for (const [k, v] of ledger.rows) again.ledger.rows.set(k, v);
+    again.ledger.rows.set(first.row.identity, first.row);
     const outcome = await handleMessage(again.item(), again.ctx);
     assert.deepEqual(outcome, { kind: 'duplicate', source: 'ledger' });
     assert.equal(again.starter.calls.length, 0);
@@ -113,7 +136,7 @@ describe('message step (per-message outcome, with fakes)', () => {
   });
 
   it('takes an unknown error for the message after 3 tries, never for an outage forever', async () => {
-    ledger.failRecord = () => new Error('something nobody classified');
+    ledger.failFindKnown = () => new Error('something nobody classified');
     const outcome = await handleMessage(s.item(), s.ctx);
     assert.equal(outcome.kind, 'dead-lettered');
     assert.equal(dlq.header(0, DLQ_HEADER.reason), 'processing-failed');
@@ -221,8 +244,7 @@ describe('message step (per-message outcome, with fakes)', () => {
       });
     };
     const outcome = await handleMessage(s.item(), s.ctx);
-    assert.equal(outcome.kind, 'started');
-    assert.equal(ledger.rows.size, 1, 'the start is recorded for the new owner to find');
+    assert.equal(outcome.kind, 'started', 'the start is kept: its row goes to the ledger');
   });
 
   it('dead-letters a start Temporal rejects (INVALID_ARGUMENT) as start-rejected', async () => {

@@ -1,9 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { registeredBrokers } from '../../../../harness/stack/kafka-probe';
+import { singleBrokerLayout } from '../../../../harness/stack/kafka-layout';
+import { waitForKafka } from '../../../../harness/stack/kafka';
+import { probeKafka, registeredBrokers } from '../../../../harness/stack/kafka-probe';
 
 /** A Metadata v4 answer: correlation id, throttle time, brokers, cluster id, controller, no topics. */
-function metadataAnswer(brokers: { id: number; host: string; port: number; rack?: string }[]) {
+function metadataAnswer(
+  brokers: { id: number; host: string; port: number; rack?: string }[],
+  clusterId = 'cluster-x',
+) {
   const parts: Buffer[] = [];
   const int32 = (n: number) => {
     const b = Buffer.alloc(4);
@@ -25,7 +30,7 @@ function metadataAnswer(brokers: { id: number; host: string; port: number; rack?
     int32(b.port);
     string(b.rack);
   }
-  string('cluster-x');
+  string(clusterId);
   int32(brokers[0]?.id ?? -1);
   int32(0); // topics
   const body = Buffer.concat(parts);
@@ -83,5 +88,21 @@ describe('registeredBrokers (Metadata v4 for no topics)', () => {
   it('fails by name when nothing answers', async () => {
     const port = await serve(Buffer.alloc(0));
     await assert.rejects(registeredBrokers('127.0.0.1', port, 300), /no Metadata answer/);
+  });
+
+  it("reads the answering broker's cluster ID", async () => {
+    const port = await serve(metadataAnswer([{ id: 1, host: '127.0.0.1', port: 9092 }], 'ours'));
+    assert.deepEqual(await probeKafka('127.0.0.1', port), { clusterId: 'ours', brokerIds: [1] });
+  });
+
+  it("waitForKafka does not take another cluster's broker 1 on our port for ours", async () => {
+    // Another stack's single broker (node 1 too) on the port our killed broker left free.
+    const port = await serve(metadataAnswer([{ id: 1, host: '127.0.0.1', port: 9092 }], 'theirs'));
+    const layout = singleBrokerLayout({ broker: port, controller: port + 1 });
+    await assert.rejects(
+      waitForKafka(layout, 1500, undefined, 'ours'),
+      /answers for cluster theirs, not ours \(ours\)/,
+    );
+    await waitForKafka(layout, 1500, undefined, 'theirs');
   });
 });
