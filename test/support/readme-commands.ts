@@ -2,6 +2,11 @@
 export const COMMANDS_MARKER = '<!-- readme-commands -->';
 /** The marker that ends README's first screen. */
 export const FIRST_SCREEN_END = '<!-- first screen ends -->';
+/**
+ * README's first screen at most: what onceflow is, the two commands, fixing a stuck order,
+ * the ~45 lines of a first domain (the program of docs/first-domain.md), the links.
+ */
+export const FIRST_SCREEN_MAX_LINES = 120;
 
 /** One command line of README's first screen, and what README says it prints. */
 export interface ReadmeCommand {
