@@ -1,4 +1,4 @@
-import type { IHeaders, Kafka, Message } from 'kafkajs';
+import type { Admin, IHeaders, Kafka, Message } from 'kafkajs';
 import type pg from 'pg';
 import {
   beginReplays,
@@ -8,6 +8,7 @@ import {
   type DlqReplayWrite,
 } from '../db/dlq-replay-store';
 import { replayHeaders, type DlqEntry } from '../kafka/dlq-reader';
+import { sendPerPartition } from '../kafka/send-per-partition';
 import { REPLAY_OF_HEADER } from './dlq-entries';
 import type { RefusedEntry } from './dlq-replay-plan';
 import { originalReplayHeaders, type StubOriginal } from './dlq-stub-originals';
@@ -107,6 +108,7 @@ export async function sendReplays(
   const chunks = chunksOf(items);
   let done = 0;
   const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const partitions = new PartitionCounts(kafka.admin());
   await producer.connect();
   try {
     for (const [i, chunk] of chunks.entries()) {
@@ -121,10 +123,19 @@ export async function sendReplays(
           byTopic.set(topic, list);
         }
         try {
-          await producer.sendBatch({
-            acks: -1,
-            topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-          });
+          // One produce call per partition: KafkaJS resolves a call spanning several
+          // partitions without sending those whose leader moved during it (send-per-partition.ts),
+          // and a replay marked `sent` is never offered again.
+          await Promise.all(
+            [...byTopic].map(async ([topic, messages]) =>
+              sendPerPartition(producer, {
+                topic,
+                messages,
+                partitions: await partitions.of(topic),
+                acks: -1,
+              }),
+            ),
+          );
         } catch (err) {
           const [only] = own;
           if (own.length !== 1 || !only?.original || !isRefusedOutright(err)) throw err;
@@ -153,6 +164,39 @@ export async function sendReplays(
     }
   } finally {
     await producer.disconnect();
+    await partitions.close();
   }
   return out;
+}
+
+/** Each topic's partition count, read once per run (connects on first use). */
+class PartitionCounts {
+  private readonly counts = new Map<string, Promise<number>>();
+  private connected?: Promise<void>;
+
+  constructor(private readonly admin: Admin) {}
+
+  of(topic: string): Promise<number> {
+    let count = this.counts.get(topic);
+    if (!count) {
+      count = this.read(topic);
+      // A failed read is not cached: the next chunk asks again.
+      count.catch(() => this.counts.delete(topic));
+      this.counts.set(topic, count);
+    }
+    return count;
+  }
+
+  private async read(topic: string): Promise<number> {
+    this.connected ??= this.admin.connect();
+    await this.connected;
+    const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
+    const n = topics[0]?.partitions.length ?? 0;
+    if (n < 1) throw new Error(`topic ${topic} has no partitions in the cluster's metadata`);
+    return n;
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) await this.admin.disconnect();
+  }
 }
