@@ -62,7 +62,13 @@ describe('npm run chaos on the production topology (Temporal server, three broke
     const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as ChaosSummary;
     assert.equal(summary.violations, 0, tail);
     for (const [name, n] of Object.entries(summary.invariants)) assert.equal(n, 0, name);
-    assert.equal(summary.read.workflows, summary.expectedWorkflows);
+    // Not `read.workflows === expectedWorkflows`: after time-passes deletes runs and the topic
+    // is read again, an older version of an entity whose newer one already ran is dead-lettered
+    // as stale instead of starting again, so a predicted run can be legitimately gone (CI saw
+    // 85 of 86 with 0 violations). Reconcile's event-without-workflow (0, above) is the
+    // per-event check: each valid event has its run or its dead letter with a reason, and
+    // workflow-without-event (0) says no run exists the stream did not ask for.
+    assert.ok(summary.read.workflows > 0, 'reconcile read the runs');
     // Every planned fault happened, the topology's among them, and did what it claims.
     for (const [kind, n] of Object.entries(summary.scheduled))
       assert.equal(summary.faults[kind], n, kind);
