@@ -43,22 +43,35 @@ export class LedgerView {
     this.prefetched = true;
   }
 
+  /**
+   * The facts for one command when the batch was prefetched (no query: the common case, so
+   * the caller need not wrap it as a dependency call), else undefined.
+   */
+  prefetchedFacts(cmd: StartCommand): LedgerFacts | undefined {
+    return this.prefetched ? this.factsOf(cmd) : undefined;
+  }
+
   /** The facts for one command: from the prefetch, or queried for this command alone. */
   async lookup(cmd: StartCommand): Promise<LedgerFacts> {
-    const versioned = cmd.aggregateVersion !== undefined;
     if (!this.prefetched) {
       const [known, highest] = await Promise.all([
         this.ledger.findKnown([cmd.identity]),
-        versioned ? this.ledger.highestVersions([cmd.aggregateId]) : new Map<string, number>(),
+        cmd.aggregateVersion !== undefined
+          ? this.ledger.highestVersions([cmd.aggregateId])
+          : new Map<string, number>(),
       ]);
       const row = known.get(cmd.identity);
       if (row && !this.known.has(cmd.identity)) this.known.set(cmd.identity, row);
       const h = highest.get(cmd.aggregateId);
       if (h !== undefined) this.raise(cmd.aggregateId, h);
     }
+    return this.factsOf(cmd);
+  }
+
+  private factsOf(cmd: StartCommand): LedgerFacts {
     return {
       known: this.known.get(cmd.identity),
-      highest: versioned ? this.highest.get(cmd.aggregateId) : undefined,
+      highest: cmd.aggregateVersion !== undefined ? this.highest.get(cmd.aggregateId) : undefined,
     };
   }
 

@@ -53,7 +53,11 @@ async function attemptStart(
   ctx: StepContext,
 ): Promise<AttemptResult> {
   const { deps, topic, partition } = ctx;
-  const facts = await callDependency('postgres', () => ctx.view.lookup(cmd), ctx.controls);
+  // Prefetched batches answer from memory; only a per-message lookup is a Postgres call (with
+  // its keepalive timer and abort signal, which cost more than the answer itself).
+  const facts =
+    ctx.view.prefetchedFacts(cmd) ??
+    (await callDependency('postgres', () => ctx.view.lookup(cmd), ctx.controls));
   const verdict = classifyAgainstLedger(cmd, facts.known, facts.highest);
   if (verdict.kind === 'duplicate') return { kind: 'duplicate', source: 'ledger' };
   if (verdict.kind === 'poison') {
