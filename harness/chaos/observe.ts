@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka, Message } from 'kafkajs';
 import { countRunWorkflows } from '../pipeline/observe';
-import { sendPerPartition } from '../../src/kafka/send-per-partition';
+import { readPartitionCount, sendPerPartition } from '../../src/kafka/send-per-partition';
 import { waitFor } from '../../src/util/wait';
 import { TRANSIENT_FAILURE_TYPES } from '../../src/activities/transient-failure';
 import {
@@ -78,8 +78,7 @@ async function partitionCountOf(kafka: Kafka, topic: string): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    return topics[0]!.partitions.length;
+    return await readPartitionCount(admin, topic);
   } finally {
     await admin.disconnect();
   }

@@ -9,6 +9,7 @@ import { workflowListUrl } from '../../src/temporal/ui-links';
 import { createPool } from '../../src/db/pool';
 import { readStock } from '../../src/domains/orders/inventory/stock-store';
 import { createKafka } from '../../src/kafka/kafka-client';
+import { publishPerPartition } from '../../src/kafka/send-per-partition';
 import {
   pickPipelineEndpoints,
   startComponent,
@@ -77,8 +78,7 @@ async function main(): Promise<number> {
     const topic = config.kafka.topics[0]!;
     const producer = kafka.producer();
     await producer.connect();
-    for (let i = 0; i < records.length; i += 500)
-      await producer.send({ topic, acks: -1, messages: records.slice(i, i + 500) });
+    await publishPerPartition(kafka, producer, { topic, messages: records });
     await producer.disconnect();
     process.stderr.write(
       `published ${records.length} messages for ${counts.orders} orders and ${payoutCounts.payouts} payouts to ${topic}\n`,

@@ -1,5 +1,6 @@
 import { loadConfigOrExit } from '../../src/config/load-or-exit';
 import { createKafka } from '../../src/kafka/kafka-client';
+import { publishPerPartition } from '../../src/kafka/send-per-partition';
 import { parseArgsOrUsage, parsePositiveInt, UsageError } from '../../src/util/usage-error';
 import { generateOrderStream } from './order-stream';
 import { generatePayoutStream, interleaveRecords } from './payout-stream';
@@ -72,13 +73,13 @@ async function main(): Promise<void> {
     poisonRate: rate(values['poison-rate'], 'poison-rate'),
   });
   const records = interleaveRecords(stream.records, payouts.records);
-  const producer = createKafka(config.kafka, 'producer').producer();
+  const kafka = createKafka(config.kafka, 'producer');
+  const producer = kafka.producer();
   await producer.connect();
   try {
     const topic = values.topic ?? config.kafka.topics[0]!;
-    for (let i = 0; i < records.length; i += 500) {
-      await producer.send({ topic, acks: -1, messages: records.slice(i, i + 500) });
-    }
+    // One call per partition: on three brokers a leader can move while a stream is written.
+    await publishPerPartition(kafka, producer, { topic, messages: records });
     const expectedWorkflows = stream.expectedWorkflows + payouts.expectedWorkflows;
     process.stdout.write(
       `${JSON.stringify({ topic, messages: records.length, expectedWorkflows, ...stream.counts, payouts: payouts.counts })}\n`,

@@ -6,7 +6,14 @@
 // retry skips that broker, and the moved partitions' messages are never sent, while send()
 // resolves. A call that carries one partition has one leader, so a retry after a leader move
 // goes to the new leader. test/unit/kafka/send-per-partition.test.ts shows both.
-import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
+import {
+  Partitioners,
+  type Admin,
+  type Kafka,
+  type Message,
+  type PartitionMetadata,
+  type Producer,
+} from 'kafkajs';
 
 /** What sendPerPartition needs of a producer (a fake in unit tests). */
 export type PartitionSender = Pick<Producer, 'send'>;
@@ -72,4 +79,38 @@ export async function sendPerPartition(
       producer.send({ topic, acks, messages, ...(timeout !== undefined ? { timeout } : {}) }),
     ),
   );
+}
+
+/** The topic's partition count in the cluster's metadata: what keyed messages hash into. */
+export async function readPartitionCount(
+  admin: Pick<Admin, 'fetchTopicMetadata'>,
+  topic: string,
+): Promise<number> {
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+  const n = topics[0]?.partitions.length ?? 0;
+  if (n < 1) throw new Error(`topic ${topic} has no partitions in the cluster's metadata`);
+  return n;
+}
+
+/**
+ * Publishes `messages` to `topic` in chunks of `chunk`, each chunk one produce call per
+ * partition (sendPerPartition), for tools that write a whole stream at once: a leader move
+ * during a call then cannot drop some partitions' messages while the call resolves.
+ */
+export async function publishPerPartition(
+  kafka: Pick<Kafka, 'admin'>,
+  producer: PartitionSender,
+  { topic, messages, chunk = 500 }: { topic: string; messages: readonly Message[]; chunk?: number },
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let partitions: number;
+  try {
+    partitions = await readPartitionCount(admin, topic);
+  } finally {
+    await admin.disconnect();
+  }
+  for (let i = 0; i < messages.length; i += chunk) {
+    await sendPerPartition(producer, { topic, messages: messages.slice(i, i + chunk), partitions });
+  }
 }

@@ -8,7 +8,7 @@ import {
   type DlqReplayWrite,
 } from '../db/dlq-replay-store';
 import { replayHeaders, type DlqEntry } from '../kafka/dlq-reader';
-import { sendPerPartition } from '../kafka/send-per-partition';
+import { readPartitionCount, sendPerPartition } from '../kafka/send-per-partition';
 import { REPLAY_OF_HEADER } from './dlq-entries';
 import type { RefusedEntry } from './dlq-replay-plan';
 import { originalReplayHeaders, type StubOriginal } from './dlq-stub-originals';
@@ -190,10 +190,7 @@ class PartitionCounts {
   private async read(topic: string): Promise<number> {
     this.connected ??= this.admin.connect();
     await this.connected;
-    const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
-    const n = topics[0]?.partitions.length ?? 0;
-    if (n < 1) throw new Error(`topic ${topic} has no partitions in the cluster's metadata`);
-    return n;
+    return readPartitionCount(this.admin, topic);
   }
 
   async close(): Promise<void> {

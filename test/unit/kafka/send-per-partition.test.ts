@@ -1,7 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { createRequire } from 'node:module';
 import { Partitioners, type Message, type Producer } from 'kafkajs';
-import { groupByPartition, sendPerPartition } from '../../../src/kafka/send-per-partition';
+import {
+  groupByPartition,
+  publishPerPartition,
+  readPartitionCount,
+  sendPerPartition,
+} from '../../../src/kafka/send-per-partition';
 
 const requireHere = createRequire(__filename);
 
@@ -160,5 +165,53 @@ describe('sendPerPartition: every message written across a leader move', () => {
 
   it('refuses a partition count that is not a positive integer', () => {
     assert.throws(() => groupByPartition('t', [], 0), /positive integer/);
+  });
+});
+
+describe('publishPerPartition: a whole stream, chunk by chunk, one call per partition', () => {
+  function fakeKafka(partitions: number) {
+    const admin = {
+      connected: 0,
+      connect: async () => void admin.connected++,
+      disconnect: async () => void admin.connected--,
+      fetchTopicMetadata: async () => ({
+        topics: [{ name: 't', partitions: Array.from({ length: partitions }, () => ({})) }],
+      }),
+    };
+    return { admin, kafka: { admin: () => admin } as never };
+  }
+
+  it('writes every message once, with at most `chunk` per call and one partition per call', async () => {
+    const { admin, kafka } = fakeKafka(4);
+    const calls: Message[][] = [];
+    const producer = {
+      send: async (record: { messages: Message[] }) => {
+        calls.push(record.messages);
+        return [];
+      },
+    };
+    const stream = Array.from({ length: 1234 }, (_, i) => ({
+      key: `k-${i % 97}`,
+      value: String(i),
+    }));
+    await publishPerPartition(kafka, producer as never, {
+      topic: 't',
+      messages: stream,
+      chunk: 100,
+    });
+    for (const call of calls) {
+      assert.ok(call.length <= 100);
+      assert.equal(new Set(call.map((m) => m.partition)).size, 1);
+    }
+    const sent = calls.flatMap((c) => c.map((m) => m.value));
+    assert.deepEqual([...sent].sort(), stream.map((m) => m.value).sort());
+    assert.equal(admin.connected, 0, 'the admin client is closed again');
+  });
+
+  it('refuses a topic the cluster has no partitions for, naming it', async () => {
+    await assert.rejects(
+      readPartitionCount({ fetchTopicMetadata: async () => ({ topics: [] }) } as never, 'nope'),
+      /topic nope has no partitions/,
+    );
   });
 });
