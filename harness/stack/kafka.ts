@@ -151,13 +151,24 @@ function javaArgs(paths: StackPaths, heap: string[], log4j: string): string[] {
 }
 
 /**
+ * A new Kafka cluster id: 16 random bytes, base64url without padding, as Kafka's
+ * `Uuid.randomUuid()` makes them, and like it never starting with '-' (1 in 32 draws would):
+ * the storage tool's argument parser takes such an id for an option and refuses to format.
+ */
+export function newClusterId(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const id = random(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+/**
  * The id every process of one cluster is formatted with. The single broker gets a fresh one
  * at its only format; the cluster's is kept in a file, so a process whose storage is gone
  * can be formatted into the same cluster again.
  */
 function clusterIdOf(paths: StackPaths, layout: KafkaLayout): string {
-  // Kafka cluster ids are 16 random bytes, base64url without padding.
-  const fresh = () => randomBytes(16).toString('base64url');
+  const fresh = () => newClusterId();
   if (brokersOf(layout).length === 1) return fresh();
   const file = join(paths.kafkaCluster, 'cluster-id');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -181,8 +192,8 @@ export async function startKafkaNode(
       ...java,
       'kafka.tools.StorageTool',
       'format',
-      '-t',
-      clusterIdOf(paths, layout),
+      // One argument, so that no id (a stored one included) can read as an option.
+      `--cluster-id=${clusterIdOf(paths, layout)}`,
       '-c',
       server,
     ]);
