@@ -1,8 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { Connection } from '@temporalio/client';
+import pg from 'pg';
 import type { Config } from '../../../src/config';
 import { stackPaths } from '../../../harness/stack/paths';
+import { readTopology } from '../../../harness/stack/topology';
+import { TEMPORAL_DB } from '../../../harness/stack/temporal-server-db';
 import { createClient } from '../../../src/temporal/connection';
 import { generateKeyLine, parseKeyRing } from '../../../src/config/key-ring';
 import type { OrderResult } from '../../../src/domains/orders/workflows/order-definitions';
@@ -36,6 +39,51 @@ function temporalDbFiles(): string[] {
   return [db, `${db}-wal`].filter((f) => existsSync(f) && statSync(f).size > 0);
 }
 
+/** For each needle, the dev server's files (SQLite and WAL) that hold it. */
+function devServerFilesContaining(needles: string[]): string[][] {
+  const files = temporalDbFiles();
+  assert.ok(files.length > 0, `no Temporal SQLite file under ${stackPaths().root}`);
+  return needles.map((n) => files.filter((f) => fileContains(f, Buffer.from(n))));
+}
+
+/**
+ * For each needle, the tables of the Temporal server's databases (persistence and
+ * visibility) with a row holding it: in a text or JSON column as it is, in a bytea column
+ * (history blobs, mutable state) as the hex that a row's text form shows.
+ */
+async function serverDatabasesContaining(needles: string[], config: Config): Promise<string[][]> {
+  const found = needles.map((): string[] => []);
+  for (const database of [TEMPORAL_DB.persistence, TEMPORAL_DB.visibility]) {
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: Number(new URL(config.database.url).port),
+      user: 'postgres',
+      database,
+    });
+    await client.connect();
+    try {
+      const { rows: tables } = await client.query<{ name: string }>(
+        "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'",
+      );
+      assert.ok(tables.length > 0, `no tables in ${database}`);
+      for (const { name } of tables) {
+        for (const [i, needle] of needles.entries()) {
+          const hex = Buffer.from(needle).toString('hex');
+          const { rows } = await client.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM public.${name} r
+              WHERE strpos(r::text, $1) > 0 OR strpos(r::text, $2) > 0`,
+            [needle, hex],
+          );
+          if (rows[0]!.n > 0) found[i]!.push(`${database}.${name}`);
+        }
+      }
+    } finally {
+      await client.end();
+    }
+  }
+  return found;
+}
+
 describe('history encryption (issue 17)', function () {
   this.timeout(180_000);
   let p: OrderPipeline;
@@ -55,17 +103,14 @@ describe('history encryption (issue 17)', function () {
     await p?.tearDown();
   });
 
-  it('the dev server stores no customer email in plaintext (SQLite file and WAL)', () => {
-    const files = temporalDbFiles();
-    assert.ok(files.length > 0, `no Temporal SQLite file under ${stackPaths().root}`);
-    // The workflow ID is plaintext by design: finding it proves these files hold this run.
-    assert.ok(
-      files.some((f) => fileContains(f, Buffer.from(workflowId))),
-      `workflow ${workflowId} not found in ${files.join(', ')}`,
-    );
-    for (const f of files) {
-      assert.equal(fileContains(f, Buffer.from(email)), false, `${email} in plaintext in ${f}`);
-    }
+  it("Temporal's persistence stores no customer email in plaintext (the dev server's SQLite and WAL, or the server's PostgreSQL)", async () => {
+    const where =
+      readTopology().temporal === 'server'
+        ? await serverDatabasesContaining([workflowId, email], p.h.config)
+        : devServerFilesContaining([workflowId, email]);
+    // The workflow ID is plaintext by design: finding it proves the search sees this run.
+    assert.ok(where[0]!.length > 0, `workflow ${workflowId} not found in Temporal's persistence`);
+    assert.deepEqual(where[1], [], `${email} in plaintext in Temporal's persistence`);
   });
 
   it('after a key rotation (new key first, old kept) the old order is still read', async () => {
