@@ -188,6 +188,7 @@ async function main(): Promise<void> {
         logs: stack.paths.logs,
         concurrency,
         temporalPid: stack.state.pids.temporal,
+        temporal: topology.temporal,
         ports,
       };
       const system: PeerSystem = SYSTEMS[name](ctx);

@@ -33,6 +33,8 @@ export interface SystemContext {
   logs: string;
   concurrency: number;
   temporalPid?: number;
+  /** Which Temporal the stack runs (ONCEFLOW_TEMPORAL), for the report's labels. */
+  temporal: 'dev' | 'server';
   ports: Set<number>;
 }
 
@@ -77,15 +79,17 @@ function appEnv(ctx: SystemContext, port: number): Record<string, string> {
   };
 }
 
-/** onceflow as `npm run bench` runs it: bridge → Temporal dev server → worker. */
+/** onceflow as `npm run bench` runs it: bridge → the stack's Temporal → worker. */
 export function onceflowSystem(ctx: SystemContext): PeerSystem {
   const processes: SystemProcess[] = [];
+  const temporal =
+    ctx.temporal === 'server' ? 'Temporal server (PostgreSQL)' : 'Temporal dev server';
   return {
     name: 'onceflow',
     settings:
       `bridge BRIDGE_START_CONCURRENCY=${ctx.concurrency} (default), worker defaults ` +
       '(100 activities, 40 workflow tasks), LOG_LEVEL=warn; both compiled with their heap ' +
-      "limits (npm run start:worker|bridge); Temporal: the stack's dev server",
+      `limits (npm run start:worker|bridge); Temporal: the stack's ${temporal}`,
     processes,
     async start() {
       const env = {
@@ -102,7 +106,7 @@ export function onceflowSystem(ctx: SystemContext): PeerSystem {
       };
       if (ctx.temporalPid)
         processes.push({
-          name: 'temporal dev server (shared)',
+          name: `${temporal.toLowerCase()} (shared)`,
           pid: ctx.temporalPid,
           shared: true,
         });
