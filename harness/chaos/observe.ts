@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kafka, Message } from 'kafkajs';
 import { countRunWorkflows } from '../pipeline/observe';
-import { readPartitionCount, sendPerPartition } from '../../src/kafka/send-per-partition';
+import { fetchPartitionCount, sendPerPartition } from '../../src/kafka/send-per-partition';
 import { waitFor } from '../../src/util/wait';
 import { TRANSIENT_FAILURE_TYPES } from '../../src/activities/transient-failure';
 import {
@@ -53,7 +53,8 @@ export async function publishSpread(
   spreadMs: number,
   startedAt: number,
 ): Promise<void> {
-  const partitions = await partitionCountOf(kafka, topic);
+  // Read once, before the faults begin.
+  const partitions = await fetchPartitionCount(kafka, topic);
   const producer = kafka.producer();
   await producer.connect();
   try {
@@ -70,17 +71,6 @@ export async function publishSpread(
     }
   } finally {
     await producer.disconnect();
-  }
-}
-
-/** The topic's partition count, read once before the faults begin. */
-async function partitionCountOf(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    return await readPartitionCount(admin, topic);
-  } finally {
-    await admin.disconnect();
   }
 }
 

@@ -92,6 +92,20 @@ export async function readPartitionCount(
   return n;
 }
 
+/** readPartitionCount through an admin client of its own, for a caller that has none open. */
+export async function fetchPartitionCount(
+  kafka: Pick<Kafka, 'admin'>,
+  topic: string,
+): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return await readPartitionCount(admin, topic);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /**
  * Publishes `messages` to `topic` in chunks of `chunk`, each chunk one produce call per
  * partition (sendPerPartition), for tools that write a whole stream at once: a leader move
@@ -102,14 +116,7 @@ export async function publishPerPartition(
   producer: PartitionSender,
   { topic, messages, chunk = 500 }: { topic: string; messages: readonly Message[]; chunk?: number },
 ): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  let partitions: number;
-  try {
-    partitions = await readPartitionCount(admin, topic);
-  } finally {
-    await admin.disconnect();
-  }
+  const partitions = await fetchPartitionCount(kafka, topic);
   for (let i = 0; i < messages.length; i += chunk) {
     await sendPerPartition(producer, { topic, messages: messages.slice(i, i + chunk), partitions });
   }
