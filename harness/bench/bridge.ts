@@ -4,44 +4,48 @@
  * artifacts/bench-bridge.json. One run on one (noisy, 2-core) machine: read ratios, not
  * absolute numbers.
  *
- *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 [--profile]
- *                           [--temporal dev|server] [--kafka-brokers 1|3]
+ *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 --rounds 3
+ *                           [--profile] [--temporal dev|server] [--kafka-brokers 1|3]
  *
- * --profile writes a V8 CPU profile of the bridge process (--cpu-prof) to
+ * --rounds: bridge runs, each between two raw runs (raw, bridge, raw, bridge, ..., raw); the
+ * ratio is the median of each bridge run against the raw runs around it (rounds.ts).
+ *
+ * --profile writes a V8 CPU profile of the first bridge run (--cpu-prof) to
  * artifacts/profiles/bench-bridge/, for where its time goes per message.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import pino from 'pino';
 import type { Client } from '@temporalio/client';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import { startPreparedStack } from '../setup/dev-stack';
 import { loadConfig, type Config } from '../../src/config';
 import { createPool } from '../../src/db/pool';
-import { migrate } from '../../src/db/migrate';
-import { createLedgerStore } from '../../src/db/ledger-store';
-import { qualifyTable } from '../../src/config/schema-name';
 import { createKafka } from '../../src/kafka/kafka-client';
 import { connectClient } from '../../src/temporal/connection';
 import { ensureTopics } from '../../src/kafka/topics';
 import { startBridge } from '../../src/kafka-bridge/bridge';
 import { DEFAULT_ROUTES } from '../../src/domains';
-import { generateOrderStream } from '../tools/order-stream';
-import { runLimited } from '../../src/util/run-limited';
 import { waitFor } from '../../src/util/wait';
-import { startComponent } from '../pipeline/components';
-import { buildProduction, productionArgs } from '../pipeline/production';
-import { translateMessage, type StartCommand } from '../../src/events/translate';
-import { startOrDeduplicate } from '../../src/kafka-bridge/workflow-starter';
-import { cpuDelta, cpuSeconds, peakRssMiB, perItem, selfCpu, waitForQuietCpu } from './proc-cpu';
+import { buildProduction } from '../pipeline/production';
+import { waitForQuietCpu } from './proc-cpu';
 import { loadavg } from 'node:os';
 import type { RunningStack } from '../stack/stack';
 import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
+import { median, roundsOf } from './rounds';
+import {
+  committedAll,
+  meanOf,
+  PARTITIONS,
+  rawStartRate,
+  runBridgeOnce,
+  tag,
+  terminateAll,
+} from './bridge-runs';
 
 const ROOT = resolve(__dirname, '../..');
-export const PARTITIONS = 4;
 
 /** What every bench phase gets from harness/bench/index.ts: the stack's config, clients and logs folder. */
 export interface BenchContext {
@@ -52,106 +56,15 @@ export interface BenchContext {
   logs: string;
 }
 
-export function tag(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}`;
-}
-
-/**
- * True once the group has committed every partition's high watermark. One admin client for
- * the whole wait: a fresh connection per poll would add its own CPU to what is measured.
- */
-async function committedAll(admin: Admin, topic: string, groupId: string): Promise<boolean> {
-  const high = await admin.fetchTopicOffsets(topic);
-  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  return high.every(
-    (h) => committed!.partitions.find((p) => p.partition === h.partition)?.offset === h.high,
-  );
-}
-
-/**
- * Tight loop of client.workflow.start at `concurrency`, the ceiling the bridge is measured
- * against. It sends the very requests the bridge sends (same start options, memo, search
- * attributes, summary and details, via startOrDeduplicate) for a stream of the same shape, so
- * the ratio measures the bridge's own cost: Kafka, ledger, ordering and commits.
- */
-async function rawStartRate(
-  client: Client,
-  n: number,
-  concurrency: number,
-  stackPids: Record<string, number>,
-  seed: number,
-): Promise<{ rate: number; cpuMsPerStart: Record<string, number> }> {
-  const taskQueue = tag('bench-raw');
-  const commands = generateOrderStream({ orders: n, seed, prefix: tag('raw') })
-    .records.map((r) =>
-      translateMessage(
-        { key: Buffer.from(r.key), value: Buffer.from(r.value), headers: r.headers },
-        DEFAULT_ROUTES,
-        { maxBytes: 1 << 20 },
-      ),
-    )
-    .filter((t): t is StartCommand => t.kind === 'start');
-  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu() };
-  const started = performance.now();
-  await runLimited(
-    commands.map((cmd, i) => async () => {
-      await startOrDeduplicate(client, taskQueue, cmd, {
-        topic: 'bench',
-        partition: 0,
-        offset: String(i),
-      });
-    }),
-    concurrency,
-  );
-  const rate = commands.length / ((performance.now() - started) / 1000);
-  const cpuAfter = { ...cpuSeconds(stackPids), bench: selfCpu() };
-  await terminateAll(
-    client,
-    commands.map((c) => c.workflowId),
-  );
-  return { rate, cpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), commands.length) };
-}
-
-async function terminateAll(client: Client, ids: string[]): Promise<void> {
-  await runLimited(
-    ids.map(
-      (id) => () =>
-        client.workflow
-          .getHandle(id)
-          .terminate('bench cleanup')
-          .then(
-            () => undefined,
-            () => undefined,
-          ),
-    ),
-    32,
-  );
-}
-
-/** Per-key mean of two CPU tables (ms per start by process), to one decimal. */
-function meanOf(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return Object.fromEntries(
-    [...keys].map((k) => [k, Math.round((((a[k] ?? 0) + (b[k] ?? 0)) / 2) * 10) / 10]),
-  );
-}
-
-/**
- * How many transactions wrote the ledger's rows (distinct `xmin`): one per message when each
- * start wrote its own row, one per flush when a batch's rows go together. Exact, and the
- * machine's load does not move it, unlike the start rates.
- */
-async function ledgerWrites(pool: Pool, schema: string): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>(
-    `SELECT count(DISTINCT xmin::text)::text AS n FROM ${qualifyTable(schema, 'processed_events')}`,
-  );
-  return Number(rows[0]!.n);
-}
-
 export interface BridgeBenchOptions {
   events: number;
   concurrency: number;
   duplicates: number;
+  /**
+   * Bridge runs, each between two runs of the raw loop; the ratio is the median of the
+   * rounds' ratios (harness/bench/rounds.ts). Default: 1.
+   */
+  rounds?: number;
   /** Write a --cpu-prof profile of the bridge process into this folder. Default: none. */
   profileDir?: string;
   /** The stack's own service pids (stack.json), for CPU per start per process. Default: none. */
@@ -162,94 +75,43 @@ export type BridgeBenchResult = Awaited<ReturnType<typeof benchBridge>>;
 
 /** Exported so `npm run bench` (harness/bench/index.ts) reuses the same measurements. */
 export async function benchBridge(
-  { events, concurrency, duplicates, profileDir, stackPids = {} }: BridgeBenchOptions,
+  { events, concurrency, duplicates, rounds = 1, profileDir, stackPids = {} }: BridgeBenchOptions,
   { config, client, pool, logs }: { config: Config; client: Client; pool: Pool; logs: string },
 ) {
   const kafka = createKafka(config.kafka, 'bench');
-  await waitForQuietCpu(stackPids);
-  process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
-  const rawBefore = await rawStartRate(client, events, concurrency, stackPids, 41);
-
-  // The bridge as its own process, on pre-produced events, with the same number of starts in flight.
-  const topic = tag('bench_orders');
-  const schema = tag('bench');
-  const taskQueue = tag('bench-bridge');
-  await migrate(pool, { schema });
-  await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
-  const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
-  const producer = kafka.producer();
-  await producer.connect();
-  for (let i = 0; i < stream.records.length; i += 1000) {
-    await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
-  }
-  await producer.disconnect();
-  await waitForQuietCpu(stackPids);
-  process.stderr.write(
-    `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
-  );
-  const groupId = tag('bench-group');
-  // The bridge as its own process, as production runs it (`npm run start:bridge`); output to
-  // the stack's logs.
-  const bridgeProcess = startComponent(
-    'bench-bridge',
-    productionArgs(
-      'bridge',
-      profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bench-bridge')}`] : [],
-    ),
-    {
-      KAFKA_TOPICS: topic,
-      KAFKA_GROUP_ID: groupId,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DATABASE_SCHEMA: schema,
-      BRIDGE_METRICS_PORT: '0',
-      BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
-      BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
-      LOG_LEVEL: 'warn',
-    },
-    logs,
-  );
-  const child = bridgeProcess.child;
-  const bridgePids = { ...stackPids, bridge: child.pid! };
-  // From the bridge's spawn: its start-up and group join are in its figure (a few hundred ms
-  // of CPU), as they are in what it takes from the cores the Temporal server needs.
-  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
-  let cpuAfter: Record<string, number> = cpuBefore;
-  let peak = 0;
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await waitFor(
-      async () => {
-        peak = Math.max(peak, peakRssMiB(child.pid!));
-        cpuAfter = { ...cpuSeconds(bridgePids), bench: selfCpu() };
-        return committedAll(admin, topic, groupId);
-      },
-      // Once a second: the rate comes from the ledger's timestamps, the peak is the kernel's
-      // high-water mark, and a tighter poll is CPU taken from the bridge and the server.
-      { timeoutMs: 600_000, intervalMs: 1000, what: 'the bridge to handle every event' },
-    );
-  } finally {
-    await admin.disconnect();
-  }
-  peak = Math.max(peak, peakRssMiB(child.pid!));
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-  // From the first to the last ledger write: excludes process start-up and group join.
-  const ledger = createLedgerStore(pool, { schema });
-  const written = await ledger.summarize();
-  const bridgeRate = written.rows / written.firstSeenSpanSeconds;
-  const inserts = await ledgerWrites(pool, schema);
-
-  // The raw loop again, after the bridge: the server's rate drifts as its database grows and
-  // the machine's load moves, so the bridge is compared with the mean of the two raw runs
-  // around it, not with one taken before it only.
-  await waitForQuietCpu(stackPids);
-  process.stderr.write(`raw start loop again: ${events} starts at concurrency ${concurrency}\n`);
-  const rawAfter = await rawStartRate(client, events, concurrency, stackPids, 43);
-  const raw = {
-    rate: (rawBefore.rate + rawAfter.rate) / 2,
-    cpuMsPerStart: meanOf(rawBefore.cpuMsPerStart, rawAfter.cpuMsPerStart),
+  const raws: Array<Awaited<ReturnType<typeof rawStartRate>>> = [];
+  const runs: Array<Awaited<ReturnType<typeof runBridgeOnce>>> = [];
+  const rawRun = async () => {
+    await waitForQuietCpu(stackPids);
+    process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
+    raws.push(await rawStartRate(client, events, concurrency, stackPids, 41 + raws.length));
   };
+  // The server's rate drifts as its database grows and the machine's load moves, so each
+  // bridge run is compared with the raw runs on either side of it, not with one taken first.
+  await rawRun();
+  for (let round = 0; round < Math.max(1, rounds); round++) {
+    const run = await runBridgeOnce({
+      events,
+      concurrency,
+      profileDir: round === 0 ? profileDir : undefined,
+      stackPids,
+      config,
+      kafka,
+      pool,
+      logs,
+    });
+    runs.push(run);
+    // Its workflows end before the next raw loop, as the raw loop's own do: every run starts
+    // on a server with nothing of the bench's open.
+    await terminateAll(client, await run.ledger.listWorkflowIds());
+    await rawRun();
+  }
+  const bridgeRounds = roundsOf(
+    raws.map((r) => Math.round(r.rate)),
+    runs.map((r) => Math.round(r.rate)),
+  );
+  const last = runs.at(-1)!;
+  const { schema, stream, taskQueue } = last;
 
   // Duplicate absorption: the same identities again, all answered by the ledger.
   const dupTopic = tag('bench_dups');
@@ -317,28 +179,29 @@ export async function benchBridge(
     .reduce((s, v) => s + v.value, 0);
   await bridge.stop();
 
-  await terminateAll(client, await ledger.listWorkflowIds());
-
   const result = {
     machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`,
     events,
     concurrency,
-    /** The mean of the raw loop's runs before and after the bridge's. */
-    rawStartsPerSecond: Math.round(raw.rate),
-    rawStartsPerSecondBeforeAfter: [Math.round(rawBefore.rate), Math.round(rawAfter.rate)],
-    bridgeStartsPerSecond: Math.round(bridgeRate),
-    /** Ledger rows the bridge wrote, and the INSERT transactions that wrote them. */
-    ledgerRows: written.rows,
-    ledgerInserts: inserts,
-    ratio: Number((bridgeRate / raw.rate).toFixed(2)),
-    /** CPU ms per start of each process (the bench process is the raw loop's client). */
-    rawCpuMsPerStart: raw.cpuMsPerStart,
-    /** CPU ms per event of each process while the bridge handled them (bench = its poller). */
-    bridgeCpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), events),
+    /** The mean of every raw run. */
+    rawStartsPerSecond: Math.round(raws.reduce((s, r) => s + r.rate, 0) / raws.length),
+    /** Each bridge run with the raw runs around it. */
+    rounds: bridgeRounds,
+    /** The median of the bridge runs. */
+    bridgeStartsPerSecond: Math.round(median(runs.map((r) => r.rate))),
+    /** Ledger rows the last bridge run wrote, and the INSERT transactions that wrote them. */
+    ledgerRows: last.rows,
+    ledgerInserts: last.inserts,
+    /** The median of the rounds' ratios. */
+    ratio: median(bridgeRounds.map((r) => r.ratio)),
+    /** CPU ms per start of each process, mean of the raw runs (bench = the raw loop's client). */
+    rawCpuMsPerStart: meanOf(raws.map((r) => r.cpuMsPerStart)),
+    /** CPU ms per event of each process, mean of the bridge runs (bench = its poller). */
+    bridgeCpuMsPerStart: meanOf(runs.map((r) => r.cpuMsPerStart)),
     duplicates,
     duplicatesAbsorbedByLedger: absorbed,
     duplicatesPerSecond: Math.round(dupRate),
-    bridgePeakRssMiB: Math.round(peak),
+    bridgePeakRssMiB: Math.round(Math.max(...runs.map((r) => r.peakRssMiB))),
   };
   return result;
 }
@@ -363,6 +226,7 @@ async function main(): Promise<void> {
       events: { type: 'string' },
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
+      rounds: { type: 'string' },
       profile: { type: 'boolean' },
       ...TOPOLOGY_OPTIONS,
     },
@@ -371,6 +235,7 @@ async function main(): Promise<void> {
   const events = Number(values.events ?? 3000);
   const concurrency = Number(values.concurrency ?? 32);
   const duplicates = Number(values.duplicates ?? 20000);
+  const rounds = Number(values.rounds ?? 3);
 
   buildProduction(); // the bridge runs compiled, as in production
   const stack = await startPreparedStack();
@@ -385,6 +250,7 @@ async function main(): Promise<void> {
         events,
         concurrency,
         duplicates,
+        rounds,
         profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
         stackPids: stackPidsOf(stack),
       },
@@ -402,9 +268,13 @@ async function main(): Promise<void> {
         `| measure | value |`,
         `|---|---|`,
         `| topology | ${describeTopology(topology)} |`,
-        `| raw client.workflow.start (C=${concurrency}), before / after the bridge | ${result.rawStartsPerSecond} starts/s (${result.rawStartsPerSecondBeforeAfter.join(' / ')}) |`,
-        `| bridge, pre-produced events (C=${concurrency}) | ${result.bridgeStartsPerSecond} starts/s |`,
-        `| ratio bridge / raw (their mean) | ${result.ratio} |`,
+        `| raw client.workflow.start (C=${concurrency}), mean of ${result.rounds.length + 1} runs | ${result.rawStartsPerSecond} starts/s |`,
+        `| bridge, pre-produced events (C=${concurrency}), median of ${result.rounds.length} runs | ${result.bridgeStartsPerSecond} starts/s |`,
+        ...result.rounds.map(
+          (r, i) =>
+            `| round ${i + 1}: raw / bridge / raw, ratio to the raw runs' mean | ${r.rawBefore} / ${r.bridge} / ${r.rawAfter} starts/s, ${r.ratio} |`,
+        ),
+        `| ratio bridge / raw, median of the rounds | ${result.ratio} |`,
         `| duplicate absorption (ledger) | ${result.duplicatesPerSecond} events/s (${absorbed}/${duplicates} by ledger) |`,
         `| ledger rows / the INSERTs that wrote them | ${result.ledgerRows} / ${result.ledgerInserts} |`,
         `| bridge peak RSS | ${result.bridgePeakRssMiB} MiB |`,

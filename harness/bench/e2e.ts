@@ -27,7 +27,8 @@ import { waitFor } from '../../src/util/wait';
 import { startComponent, stopComponent, waitForHttp, type Component } from '../pipeline/components';
 import { productionArgs } from '../pipeline/production';
 import { generateOrderStream } from '../tools/order-stream';
-import { PARTITIONS, tag, type BenchContext } from './bridge';
+import type { BenchContext } from './bridge';
+import { PARTITIONS, tag } from './bridge-runs';
 import { peakRssMiB } from './proc-cpu';
 
 export interface E2eOptions {

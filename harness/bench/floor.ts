@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { runLimited } from '../../src/util/run-limited';
 import { waitFor } from '../../src/util/wait';
-import { tag } from './bridge';
+import { tag } from './bridge-runs';
 import { cpuDelta, cpuSeconds, perItem, round, selfCpu } from './proc-cpu';
 
 export interface RateFigure {

@@ -1,0 +1,219 @@
+/**
+ * The runs `npm run bench:bridge` (bridge.ts) is made of: the raw start loop it is measured
+ * against, and one run of the bridge process on pre-produced events.
+ */
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Admin, Kafka } from 'kafkajs';
+import type { Pool } from 'pg';
+import type { Config } from '../../src/config';
+import { migrate } from '../../src/db/migrate';
+import { createLedgerStore } from '../../src/db/ledger-store';
+import { qualifyTable } from '../../src/config/schema-name';
+import { ensureTopics } from '../../src/kafka/topics';
+import { DEFAULT_ROUTES } from '../../src/domains';
+import { generateOrderStream } from '../tools/order-stream';
+import { runLimited } from '../../src/util/run-limited';
+import { waitFor } from '../../src/util/wait';
+import { startComponent } from '../pipeline/components';
+import { productionArgs } from '../pipeline/production';
+import { translateMessage, type StartCommand } from '../../src/events/translate';
+import { startOrDeduplicate } from '../../src/kafka-bridge/workflow-starter';
+import { cpuDelta, cpuSeconds, peakRssMiB, perItem, selfCpu, waitForQuietCpu } from './proc-cpu';
+
+export const PARTITIONS = 4;
+
+export function tag(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}`;
+}
+
+/**
+ * True once the group has committed every partition's high watermark. One admin client for
+ * the whole wait: a fresh connection per poll would add its own CPU to what is measured.
+ */
+export async function committedAll(admin: Admin, topic: string, groupId: string): Promise<boolean> {
+  const high = await admin.fetchTopicOffsets(topic);
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return high.every(
+    (h) => committed!.partitions.find((p) => p.partition === h.partition)?.offset === h.high,
+  );
+}
+
+/**
+ * Tight loop of client.workflow.start at `concurrency`, the ceiling the bridge is measured
+ * against. It sends the very requests the bridge sends (same start options, memo, search
+ * attributes, summary and details, via startOrDeduplicate) for a stream of the same shape, so
+ * the ratio measures the bridge's own cost: Kafka, ledger, ordering and commits.
+ */
+export async function rawStartRate(
+  client: Client,
+  n: number,
+  concurrency: number,
+  stackPids: Record<string, number>,
+  seed: number,
+): Promise<{ rate: number; cpuMsPerStart: Record<string, number> }> {
+  const taskQueue = tag('bench-raw');
+  const commands = generateOrderStream({ orders: n, seed, prefix: tag('raw') })
+    .records.map((r) =>
+      translateMessage(
+        { key: Buffer.from(r.key), value: Buffer.from(r.value), headers: r.headers },
+        DEFAULT_ROUTES,
+        { maxBytes: 1 << 20 },
+      ),
+    )
+    .filter((t): t is StartCommand => t.kind === 'start');
+  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu() };
+  const started = performance.now();
+  await runLimited(
+    commands.map((cmd, i) => async () => {
+      await startOrDeduplicate(client, taskQueue, cmd, {
+        topic: 'bench',
+        partition: 0,
+        offset: String(i),
+      });
+    }),
+    concurrency,
+  );
+  const rate = commands.length / ((performance.now() - started) / 1000);
+  const cpuAfter = { ...cpuSeconds(stackPids), bench: selfCpu() };
+  await terminateAll(
+    client,
+    commands.map((c) => c.workflowId),
+  );
+  return { rate, cpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), commands.length) };
+}
+
+export async function terminateAll(client: Client, ids: string[]): Promise<void> {
+  await runLimited(
+    ids.map(
+      (id) => () =>
+        client.workflow
+          .getHandle(id)
+          .terminate('bench cleanup')
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
+    ),
+    32,
+  );
+}
+
+/** Per-key mean of CPU tables (ms per start by process), to one decimal. */
+export function meanOf(tables: ReadonlyArray<Record<string, number>>): Record<string, number> {
+  const keys = new Set(tables.flatMap((t) => Object.keys(t)));
+  return Object.fromEntries(
+    [...keys].map((k) => [
+      k,
+      Math.round((tables.reduce((sum, t) => sum + (t[k] ?? 0), 0) / tables.length) * 10) / 10,
+    ]),
+  );
+}
+
+/**
+ * How many transactions wrote the ledger's rows (distinct `xmin`): one per message when each
+ * start wrote its own row, one per flush when a batch's rows go together. Exact, and the
+ * machine's load does not move it, unlike the start rates.
+ */
+async function ledgerWrites(pool: Pool, schema: string): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT count(DISTINCT xmin::text)::text AS n FROM ${qualifyTable(schema, 'processed_events')}`,
+  );
+  return Number(rows[0]!.n);
+}
+
+export interface BridgeRunOptions {
+  events: number;
+  concurrency: number;
+  profileDir?: string;
+  stackPids: Record<string, number>;
+  config: Config;
+  kafka: Kafka;
+  pool: Pool;
+  logs: string;
+}
+
+/**
+ * One run of the bridge as its own process, as production runs it (`npm run start:bridge`),
+ * on `events` pre-produced events of a fresh topic, schema and task queue, with the same number
+ * of starts in flight as the raw loop. Returns its rate, CPU per start by process and the
+ * ledger it wrote (the duplicates phase reuses the last one).
+ */
+export async function runBridgeOnce(o: BridgeRunOptions) {
+  const { events, concurrency, stackPids, kafka, pool } = o;
+  const topic = tag('bench_orders');
+  const schema = tag('bench');
+  const taskQueue = tag('bench-bridge');
+  await migrate(pool, { schema });
+  await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
+  const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
+  const producer = kafka.producer();
+  await producer.connect();
+  for (let i = 0; i < stream.records.length; i += 1000) {
+    await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
+  }
+  await producer.disconnect();
+  await waitForQuietCpu(stackPids);
+  process.stderr.write(
+    `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+  );
+  const groupId = tag('bench-group');
+  const bridgeProcess = startComponent(
+    'bench-bridge',
+    productionArgs(
+      'bridge',
+      o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, 'bench-bridge')}`] : [],
+    ),
+    {
+      KAFKA_TOPICS: topic,
+      KAFKA_GROUP_ID: groupId,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATABASE_SCHEMA: schema,
+      BRIDGE_METRICS_PORT: '0',
+      BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
+      BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
+      LOG_LEVEL: 'warn',
+    },
+    o.logs,
+  );
+  const child = bridgeProcess.child;
+  const bridgePids = { ...stackPids, bridge: child.pid! };
+  // From the bridge's spawn: its start-up and group join are in its figure (a few hundred ms
+  // of CPU), as they are in what it takes from the cores the Temporal server needs.
+  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
+  let cpuAfter: Record<string, number> = cpuBefore;
+  let peak = 0;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await waitFor(
+      async () => {
+        peak = Math.max(peak, peakRssMiB(child.pid!));
+        cpuAfter = { ...cpuSeconds(bridgePids), bench: selfCpu() };
+        return committedAll(admin, topic, groupId);
+      },
+      // Once a second: the rate comes from the ledger's timestamps, the peak is the kernel's
+      // high-water mark, and a tighter poll is CPU taken from the bridge and the server.
+      { timeoutMs: 600_000, intervalMs: 1000, what: 'the bridge to handle every event' },
+    );
+  } finally {
+    await admin.disconnect();
+  }
+  peak = Math.max(peak, peakRssMiB(child.pid!));
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  // From the first to the last ledger write: excludes process start-up and group join.
+  const ledger = createLedgerStore(pool, { schema });
+  const written = await ledger.summarize();
+  return {
+    rate: written.rows / written.firstSeenSpanSeconds,
+    rows: written.rows,
+    inserts: await ledgerWrites(pool, schema),
+    cpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), events),
+    peakRssMiB: peak,
+    ledger,
+    schema,
+    stream,
+    taskQueue,
+  };
+}
