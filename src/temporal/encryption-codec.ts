@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { KeyRing } from '../config/key-ring';
@@ -45,8 +45,29 @@ export function associatedDataOf(keyId: string, namespace: string): Buffer {
   return Buffer.from(JSON.stringify(['onceflow-payload', CURRENT_FORMAT, keyId, namespace]));
 }
 
+/** IVs per fill of the pool below. */
+const IVS_PER_FILL = 341;
+let ivPool = Buffer.alloc(0);
+let ivOffset = 0;
+
+/**
+ * A fresh random IV, drawn from a pool the CSPRNG fills 4 KiB at a time: `randomBytes(12)` per
+ * payload was one OpenSSL call each, 2-6 µs, and a workflow start seals several payloads
+ * (profiled in the bridge: 51 µs per start). Each IV is still 96 fresh random bits, handed
+ * out once (the pool's bytes are copied and never reused), as AES-GCM with random IVs needs.
+ */
+function nextIv(): Buffer {
+  if (ivOffset + IV_BYTES > ivPool.length) {
+    ivPool = randomFillSync(Buffer.allocUnsafe(IV_BYTES * IVS_PER_FILL));
+    ivOffset = 0;
+  }
+  const iv = Buffer.from(ivPool.subarray(ivOffset, ivOffset + IV_BYTES));
+  ivOffset += IV_BYTES;
+  return iv;
+}
+
 function encrypt(plain: Uint8Array, key: Buffer, aad: Buffer): Uint8Array {
-  const iv = randomBytes(IV_BYTES);
+  const iv = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
   const body = Buffer.concat([cipher.update(plain), cipher.final()]);

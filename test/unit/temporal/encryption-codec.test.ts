@@ -36,6 +36,18 @@ describe('encryption codec', () => {
     assert.deepEqual(defaultPayloadConverter.fromPayload(decoded!), order);
   });
 
+  it('seals every payload under its own IV, across refills of the IV pool', async () => {
+    const codec = new EncryptionCodec(parseKeyRing(oldLine, 'T'), NS);
+    // 1000 payloads: about three fills of the 341-IV pool, so a refill that reused or
+    // skipped its bytes would show as a repeated IV.
+    const plain = Array.from({ length: 1000 }, () => defaultPayloadConverter.toPayload(order));
+    const sealed = await codec.encode(plain);
+    const ivs = new Set(sealed.map((p) => Buffer.from(p.data!).subarray(0, 12).toString('hex')));
+    assert.equal(ivs.size, 1000);
+    const opened = await codec.decode(sealed);
+    assert.deepEqual(defaultPayloadConverter.fromPayload(opened[999]!), order);
+  });
+
   it('after rotation (new key first, old kept) reads old payloads and writes with the new key', async () => {
     const before = new EncryptionCodec(parseKeyRing(oldLine, 'T'), NS);
     const [old] = await before.encode([defaultPayloadConverter.toPayload(order)]);
