@@ -5,10 +5,13 @@
  * absolute numbers.
  *
  *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 --rounds 3
- *                           [--profile] [--temporal dev|server] [--kafka-brokers 1|3]
+ *                           [--pin-server] [--profile] [--temporal dev|server] [--kafka-brokers 1|3]
  *
  * --rounds: bridge runs, each between two raw runs (raw, bridge, raw, bridge, ..., raw); the
  * ratio is the median of each bridge run against the raw runs around it (rounds.ts).
+ *
+ * --pin-server puts the Temporal server on CPU 0 and everything else on the other CPUs
+ * (pin-cores.ts): does the bridge keep up with a server whose core it does not take?
  *
  * --profile writes a V8 CPU profile of the first bridge run (--cpu-prof) to
  * artifacts/profiles/bench-bridge/, for where its time goes per message.
@@ -35,6 +38,7 @@ import { loadavg } from 'node:os';
 import type { RunningStack } from '../stack/stack';
 import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
 import { median, roundsOf } from './rounds';
+import { pinServer } from './pin-cores';
 import {
   committedAll,
   meanOf,
@@ -227,6 +231,7 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
       rounds: { type: 'string' },
+      'pin-server': { type: 'boolean' },
       profile: { type: 'boolean' },
       ...TOPOLOGY_OPTIONS,
     },
@@ -239,6 +244,12 @@ async function main(): Promise<void> {
 
   buildProduction(); // the bridge runs compiled, as in production
   const stack = await startPreparedStack();
+  const stackPids = stackPidsOf(stack);
+  const { temporal: serverPid, ...otherPids } = stackPids;
+  const unpin =
+    values['pin-server'] && serverPid !== undefined
+      ? pinServer(serverPid, Object.values(otherPids))
+      : undefined;
   const config = loadConfig();
   // The bridge's own client (connectClient: its data converter encrypts payloads), so the raw
   // loop sends byte for byte what the bridge sends and the ratio is the bridge's own cost.
@@ -252,7 +263,7 @@ async function main(): Promise<void> {
         duplicates,
         rounds,
         profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
-        stackPids: stackPidsOf(stack),
+        stackPids,
       },
       { config, client, pool, logs: stack.paths.logs },
     );
@@ -268,6 +279,7 @@ async function main(): Promise<void> {
         `| measure | value |`,
         `|---|---|`,
         `| topology | ${describeTopology(topology)} |`,
+        `| cores | ${unpin ? 'Temporal server on CPU 0, everything else (bridge, raw loop, Kafka, Postgres) on the rest' : 'shared by every process'} |`,
         `| raw client.workflow.start (C=${concurrency}), mean of ${result.rounds.length + 1} runs | ${result.rawStartsPerSecond} starts/s |`,
         `| bridge, pre-produced events (C=${concurrency}), median of ${result.rounds.length} runs | ${result.bridgeStartsPerSecond} starts/s |`,
         ...result.rounds.map(
@@ -287,6 +299,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
+    unpin?.();
     await pool.end();
     await client.connection.close();
     await stack.stop();

@@ -42,22 +42,36 @@ function allStats(): ProcStat[] {
     .filter((s): s is ProcStat => s !== undefined);
 }
 
+/** The live descendants of `pid` in `stats` (children, grandchildren, ...). */
+function descendantsIn(stats: ProcStat[], pid: number): ProcStat[] {
+  const byParent = new Map<number, ProcStat[]>();
+  for (const s of stats) byParent.set(s.ppid, [...(byParent.get(s.ppid) ?? []), s]);
+  const out: ProcStat[] = [];
+  const queue = [...(byParent.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const s = queue.shift()!;
+    out.push(s);
+    queue.push(...(byParent.get(s.pid) ?? []));
+  }
+  return out;
+}
+
+/** `pid` and its live descendants (Postgres's backends, a Temporal server's children). */
+export function processTree(pid: number): number[] {
+  return [pid, ...descendantsIn(allStats(), pid).map((s) => s.pid)];
+}
+
 /** CPU seconds so far of each named process tree (the root, its waited children, live descendants). */
 export function cpuSeconds(roots: Record<string, number>): Record<string, number> {
   const stats = allStats();
-  const byParent = new Map<number, ProcStat[]>();
-  for (const s of stats) byParent.set(s.ppid, [...(byParent.get(s.ppid) ?? []), s]);
   const out: Record<string, number> = {};
   for (const [name, pid] of Object.entries(roots)) {
     const root = stats.find((s) => s.pid === pid);
     if (!root) continue;
-    let ticks = root.own + root.children;
-    const queue = [...(byParent.get(pid) ?? [])];
-    while (queue.length > 0) {
-      const s = queue.shift()!;
-      ticks += s.own;
-      queue.push(...(byParent.get(s.pid) ?? []));
-    }
+    const ticks = descendantsIn(stats, pid).reduce(
+      (sum, s) => sum + s.own,
+      root.own + root.children,
+    );
     out[name] = ticks / TICKS_PER_SECOND;
   }
   return out;
