@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
-import type { Config } from '../../src/config';
 import { migrate } from '../../src/db/migrate';
 import { createLedgerStore } from '../../src/db/ledger-store';
 import { qualifyTable } from '../../src/config/schema-name';
@@ -127,7 +126,6 @@ export interface BridgeRunOptions {
   concurrency: number;
   profileDir?: string;
   stackPids: Record<string, number>;
-  config: Config;
   kafka: Kafka;
   pool: Pool;
   logs: string;

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:bridge`: the bridge's start rate against a tight start loop on the same
  * server, the duplicate absorption rate, and the bridge's peak RSS. Prints a table and writes
- * artifacts/bench-bridge.json. One run on one (noisy, 2-core) machine: read ratios, not
- * absolute numbers.
+ * artifacts/bench-bridge.json. On one (noisy, 2-core) machine: read the rounds' median ratio,
+ * not absolute numbers.
  *
  *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 --rounds 3
  *                           [--pin-server] [--profile] [--temporal dev|server] [--kafka-brokers 1|3]
@@ -99,7 +99,6 @@ export async function benchBridge(
       concurrency,
       profileDir: round === 0 ? profileDir : undefined,
       stackPids,
-      config,
       kafka,
       pool,
       logs,
@@ -197,7 +196,7 @@ export async function benchBridge(
     ledgerRows: last.rows,
     ledgerInserts: last.inserts,
     /** The median of the rounds' ratios. */
-    ratio: median(bridgeRounds.map((r) => r.ratio)),
+    ratio: Number(median(bridgeRounds.map((r) => r.ratio)).toFixed(2)),
     /** CPU ms per start of each process, mean of the raw runs (bench = the raw loop's client). */
     rawCpuMsPerStart: meanOf(raws.map((r) => r.cpuMsPerStart)),
     /** CPU ms per event of each process, mean of the bridge runs (bench = its poller). */
