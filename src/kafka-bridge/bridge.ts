@@ -11,6 +11,7 @@ import { OPERATOR_FAULTS } from './error-codes';
 import { adviseFault, type FaultContext } from './fault-advice';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { handleBatch } from './partition-batch';
+import { LedgerWriteQueue } from './ledger-write-queue';
 import { PartitionCommits } from './partition-commits';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
@@ -79,6 +80,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const { config, kafka, log } = options;
   const metrics = options.metrics ?? createBridgeMetrics();
   const ledger = createLedgerStore(options.pool, { schema: options.ledgerSchema });
+  // Every partition's ledger rows share INSERTs: how many go in one follows the bridge's
+  // whole start rate, so a busy bridge makes few commits in Postgres and few round trips.
+  const ledgerQueue = new LedgerWriteQueue(ledger);
   // Idempotent producer: a retried DLQ write after a lost ack is not written twice.
   // The DLQ keeps the source key, so the default (murmur2, Java-compatible) partitioner puts one
   // order's poison in one DLQ partition.
@@ -211,6 +215,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
             customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
           },
           ledger,
+          ledgerQueue,
           start: (cmd, source, signal) =>
             options.client.withAbortSignal(signal, () =>
               startOrDeduplicate(options.client, taskQueue, cmd, source, {

@@ -1,7 +1,8 @@
 import type { Batch, KafkaMessage } from 'kafkajs';
 import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
 import { LedgerView } from './ledger-view';
-import { LedgerWrites, type LedgerWritesOptions } from './ledger-writes';
+import { LedgerWrites } from './ledger-writes';
+import { LedgerWriteQueue, type LedgerWritesOptions } from './ledger-write-queue';
 import { callDependency, retryOptions } from './dependency-call';
 import {
   handleMessage,
@@ -24,7 +25,12 @@ export interface BatchDeps extends StepDeps {
   translateOptions: TranslateOptions;
   /** Different groups (keys or aggregates) of one batch handled at once, at most. */
   concurrency: number;
-  /** How the batch's ledger rows are grouped into INSERTs. Default: LedgerWrites' defaults. */
+  /**
+   * The bridge's queue of ledger rows, shared by every partition's batches so their rows share
+   * INSERTs. Default: a queue of this batch's own, with `ledgerWrites`.
+   */
+  ledgerQueue?: LedgerWriteQueue;
+  /** How a batch's own queue groups rows into INSERTs (no `ledgerQueue`). Default: its defaults. */
   ledgerWrites?: LedgerWritesOptions;
 }
 
@@ -121,12 +127,12 @@ export async function handleBatch(
     items.map((i) => i.message.offset),
     controls.resolveOffset,
   );
-  // Started messages are handled once their ledger row is written, in INSERTs shared by the
-  // batch (ledger-writes.ts), so a start slot never waits for its own row.
+  // Started messages are handled once their ledger row is written, in INSERTs shared with the
+  // other partitions (ledger-writes.ts), so a start slot never waits for its own row.
   const writes = new LedgerWrites(
     ctx,
     (item) => tracker.markHandled(item.index),
-    deps.ledgerWrites,
+    deps.ledgerQueue ?? new LedgerWriteQueue(deps.ledger, deps.ledgerWrites),
   );
   try {
     await runLimited(
@@ -159,6 +165,7 @@ export async function handleBatch(
     // Whatever ended the batch, the rows of its starts are written (or given up) before the
     // commit, and nothing is written for it afterwards.
     await writes.flush();
+    writes.close();
     const next = commitOffsetOf(batch, tracker);
     if (next !== undefined && controls.ownsPartition()) {
       await controls.commit(next);
