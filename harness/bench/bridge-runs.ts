@@ -1,10 +1,10 @@
 /**
  * The runs `npm run bench:bridge` (bridge.ts) is made of: the raw start loop it is measured
- * against, and one run of the bridge process on pre-produced events.
+ * against, and one run of the bridge process: a warm-up, then a backlog produced at once.
  */
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka, Message } from 'kafkajs';
 import type { Pool } from 'pg';
 import { migrate } from '../../src/db/migrate';
 import { createLedgerStore } from '../../src/db/ledger-store';
@@ -14,7 +14,7 @@ import { DEFAULT_ROUTES } from '../../src/domains';
 import { generateOrderStream } from '../tools/order-stream';
 import { runLimited } from '../../src/util/run-limited';
 import { waitFor } from '../../src/util/wait';
-import { startComponent } from '../pipeline/components';
+import { startComponent, stopComponent } from '../pipeline/components';
 import { productionArgs } from '../pipeline/production';
 import { translateMessage, type StartCommand } from '../../src/events/translate';
 import { startOrDeduplicate } from '../../src/kafka-bridge/workflow-starter';
@@ -123,38 +123,51 @@ async function ledgerWrites(pool: Pool, schema: string): Promise<number> {
 
 export interface BridgeRunOptions {
   events: number;
+  /**
+   * Events the bridge handles before the measured ones, in the same process: a production
+   * bridge runs for days, so its code is compiled and its heap sized when a backlog comes;
+   * the raw loop's process is warm the same way (bridge.ts). Their workflows and ledger rows
+   * are gone before the measured events are produced. Default: 0.
+   */
+  warmup?: number;
   concurrency: number;
   profileDir?: string;
   stackPids: Record<string, number>;
   kafka: Kafka;
+  /** Terminates the warm-up's workflows. */
+  client: Client;
   pool: Pool;
   logs: string;
 }
 
+/** Produces the records in chunks of 1000, every one acknowledged by all in-sync replicas. */
+async function produceAll(kafka: Kafka, topic: string, records: Message[]): Promise<void> {
+  const producer = kafka.producer();
+  await producer.connect();
+  try {
+    for (let i = 0; i < records.length; i += 1000) {
+      await producer.send({ topic, acks: -1, messages: records.slice(i, i + 1000) });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
 /**
  * One run of the bridge as its own process, as production runs it (`npm run start:bridge`),
- * on `events` pre-produced events of a fresh topic, schema and task queue, with the same number
- * of starts in flight as the raw loop. Returns its rate, CPU per start by process and the
- * ledger it wrote (the duplicates phase reuses the last one).
+ * on a fresh topic, schema and task queue, with the same number of starts in flight as the
+ * raw loop: first `warmup` events, then `events` more, measured. Returns its rate, CPU per
+ * start by process and the ledger it wrote (the duplicates phase reuses the last one).
  */
 export async function runBridgeOnce(o: BridgeRunOptions) {
-  const { events, concurrency, stackPids, kafka, pool } = o;
+  const { events, concurrency, stackPids, kafka, pool, client, warmup = 0 } = o;
   const topic = tag('bench_orders');
   const schema = tag('bench');
   const taskQueue = tag('bench-bridge');
   await migrate(pool, { schema });
   await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
   const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
-  const producer = kafka.producer();
-  await producer.connect();
-  for (let i = 0; i < stream.records.length; i += 1000) {
-    await producer.send({ topic, acks: -1, messages: stream.records.slice(i, i + 1000) });
-  }
-  await producer.disconnect();
-  await waitForQuietCpu(stackPids);
-  process.stderr.write(
-    `bridge: ${events} pre-produced events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
-  );
+  const ledger = createLedgerStore(pool, { schema });
   const groupId = tag('bench-group');
   const bridgeProcess = startComponent(
     'bench-bridge',
@@ -176,14 +189,37 @@ export async function runBridgeOnce(o: BridgeRunOptions) {
   );
   const child = bridgeProcess.child;
   const bridgePids = { ...stackPids, bridge: child.pid! };
-  // From the bridge's spawn: its start-up and group join are in its figure (a few hundred ms
-  // of CPU), as they are in what it takes from the cores the Temporal server needs.
-  const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
-  let cpuAfter: Record<string, number> = cpuBefore;
   let peak = 0;
+  let cpuBefore: Record<string, number>;
+  let cpuAfter: Record<string, number>;
   const admin = kafka.admin();
   await admin.connect();
   try {
+    if (warmup > 0) {
+      process.stderr.write(`bridge: warming up on ${warmup} events\n`);
+      const warm = generateOrderStream({ orders: warmup, seed: 43, prefix: tag('w') });
+      await produceAll(kafka, topic, warm.records);
+      await waitFor(() => committedAll(admin, topic, groupId), {
+        timeoutMs: 600_000,
+        intervalMs: 1000,
+        what: 'the bridge to handle the warm-up events',
+      });
+      // The measured events meet a server and a ledger as the raw loop's do: nothing open.
+      const ids = await ledger.listWorkflowIds();
+      await terminateAll(client, ids);
+      await ledger.reapWorkflows(ids);
+    }
+    await waitForQuietCpu(bridgePids);
+    process.stderr.write(
+      `bridge: ${events} events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+    );
+    // Without a warm-up, from the bridge's spawn: its start-up and group join are in its figure.
+    cpuBefore =
+      warmup > 0
+        ? { ...cpuSeconds(bridgePids), bench: selfCpu() }
+        : { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
+    cpuAfter = cpuBefore;
+    await produceAll(kafka, topic, stream.records);
     await waitFor(
       async () => {
         peak = Math.max(peak, peakRssMiB(child.pid!));
@@ -194,14 +230,12 @@ export async function runBridgeOnce(o: BridgeRunOptions) {
       // high-water mark, and a tighter poll is CPU taken from the bridge and the server.
       { timeoutMs: 600_000, intervalMs: 1000, what: 'the bridge to handle every event' },
     );
+    peak = Math.max(peak, peakRssMiB(child.pid!));
   } finally {
     await admin.disconnect();
+    await stopComponent(bridgeProcess);
   }
-  peak = Math.max(peak, peakRssMiB(child.pid!));
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
   // From the first to the last ledger write: excludes process start-up and group join.
-  const ledger = createLedgerStore(pool, { schema });
   const written = await ledger.summarize();
   return {
     rate: written.rows / written.firstSeenSpanSeconds,

@@ -5,7 +5,11 @@
  * not absolute numbers.
  *
  *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 --rounds 3
- *                           [--pin-server] [--profile] [--temporal dev|server] [--kafka-brokers 1|3]
+ *                           --warmup 1000 [--pin-server] [--profile] [--temporal dev|server]
+ *                           [--kafka-brokers 1|3]
+ *
+ * --warmup: starts each side makes unmeasured first (the raw loop once, each bridge process
+ * before its measured events), so both are measured warm; 0 measures the bridge from its spawn.
  *
  * --rounds: bridge runs, each between two raw runs (raw, bridge, raw, bridge, ..., raw); the
  * ratio is the median of each bridge run against the raw runs around it (rounds.ts).
@@ -69,6 +73,12 @@ export interface BridgeBenchOptions {
    * rounds' ratios (harness/bench/rounds.ts). Default: 1.
    */
   rounds?: number;
+  /**
+   * Starts each side makes before it is measured: the raw loop once in its process, the
+   * bridge in each of its processes (bridge-runs.ts). Both are then measured warm, as a bridge
+   * that has run for a while. Default: 1000.
+   */
+  warmup?: number;
   /** Write a --cpu-prof profile of the bridge process into this folder. Default: none. */
   profileDir?: string;
   /** The stack's own service pids (stack.json), for CPU per start per process. Default: none. */
@@ -79,7 +89,15 @@ export type BridgeBenchResult = Awaited<ReturnType<typeof benchBridge>>;
 
 /** Exported so `npm run bench` (harness/bench/index.ts) reuses the same measurements. */
 export async function benchBridge(
-  { events, concurrency, duplicates, rounds = 1, profileDir, stackPids = {} }: BridgeBenchOptions,
+  {
+    events,
+    concurrency,
+    duplicates,
+    rounds = 1,
+    warmup = 1000,
+    profileDir,
+    stackPids = {},
+  }: BridgeBenchOptions,
   { config, client, pool, logs }: { config: Config; client: Client; pool: Pool; logs: string },
 ) {
   const kafka = createKafka(config.kafka, 'bench');
@@ -90,16 +108,23 @@ export async function benchBridge(
     process.stderr.write(`raw start loop: ${events} starts at concurrency ${concurrency}\n`);
     raws.push(await rawStartRate(client, events, concurrency, stackPids, 41 + raws.length));
   };
+  if (warmup > 0) {
+    await waitForQuietCpu(stackPids);
+    process.stderr.write(`raw start loop: warming up on ${warmup} starts\n`);
+    await rawStartRate(client, warmup, concurrency, stackPids, 40);
+  }
   // The server's rate drifts as its database grows and the machine's load moves, so each
   // bridge run is compared with the raw runs on either side of it, not with one taken first.
   await rawRun();
   for (let round = 0; round < Math.max(1, rounds); round++) {
     const run = await runBridgeOnce({
       events,
+      warmup,
       concurrency,
       profileDir: round === 0 ? profileDir : undefined,
       stackPids,
       kafka,
+      client,
       pool,
       logs,
     });
@@ -199,7 +224,7 @@ export async function benchBridge(
     ratio: Number(median(bridgeRounds.map((r) => r.ratio)).toFixed(2)),
     /** CPU ms per start of each process, mean of the raw runs (bench = the raw loop's client). */
     rawCpuMsPerStart: meanOf(raws.map((r) => r.cpuMsPerStart)),
-    /** CPU ms per event of each process, mean of the bridge runs (bench = its poller). */
+    /** CPU ms per event of each process, mean of the bridge runs (bench = its producer and poller). */
     bridgeCpuMsPerStart: meanOf(runs.map((r) => r.cpuMsPerStart)),
     duplicates,
     duplicatesAbsorbedByLedger: absorbed,
@@ -230,6 +255,7 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
       rounds: { type: 'string' },
+      warmup: { type: 'string' },
       'pin-server': { type: 'boolean' },
       profile: { type: 'boolean' },
       ...TOPOLOGY_OPTIONS,
@@ -240,6 +266,7 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency ?? 32);
   const duplicates = Number(values.duplicates ?? 20000);
   const rounds = Number(values.rounds ?? 3);
+  const warmup = Number(values.warmup ?? 1000);
 
   buildProduction(); // the bridge runs compiled, as in production
   const stack = await startPreparedStack();
@@ -261,6 +288,7 @@ async function main(): Promise<void> {
         concurrency,
         duplicates,
         rounds,
+        warmup,
         profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,
         stackPids,
       },
@@ -279,8 +307,8 @@ async function main(): Promise<void> {
         `|---|---|`,
         `| topology | ${describeTopology(topology)} |`,
         `| cores | ${unpin ? 'Temporal server on CPU 0, everything else (bridge, raw loop, Kafka, Postgres) on the rest' : 'shared by every process'} |`,
-        `| raw client.workflow.start (C=${concurrency}), mean of ${result.rounds.length + 1} runs | ${result.rawStartsPerSecond} starts/s |`,
-        `| bridge, pre-produced events (C=${concurrency}), median of ${result.rounds.length} runs | ${result.bridgeStartsPerSecond} starts/s |`,
+        `| raw client.workflow.start, warm (C=${concurrency}), mean of ${result.rounds.length + 1} runs | ${result.rawStartsPerSecond} starts/s |`,
+        `| bridge, warm, a backlog of ${events} events (C=${concurrency}), median of ${result.rounds.length} runs | ${result.bridgeStartsPerSecond} starts/s |`,
         ...result.rounds.map(
           (r, i) =>
             `| round ${i + 1}: raw / bridge / raw, ratio to the raw runs' mean | ${r.rawBefore} / ${r.bridge} / ${r.rawAfter} starts/s, ${r.ratio} |`,

@@ -132,7 +132,7 @@ async function main(): Promise<void> {
         '| measure | value |',
         '|---|---|',
         `| raw client.workflow.start (C=${concurrency}) | ${bridge.rawStartsPerSecond} starts/s |`,
-        `| bridge, pre-produced events (C=${concurrency}) | ${bridge.bridgeStartsPerSecond} starts/s |`,
+        `| bridge, warm, a backlog of events (C=${concurrency}) | ${bridge.bridgeStartsPerSecond} starts/s |`,
         `| ratio bridge / raw | ${bridge.ratio} |`,
         `| duplicate absorption (ledger) | ${bridge.duplicatesPerSecond} events/s (${bridge.duplicatesAbsorbedByLedger}/${bridge.duplicates} by ledger) |`,
         `| end-to-end sustained, ${e2e.sustainedWindowSeconds} s | ${e2e.sustainedOrdersPerSecond} orders/s completed (${e2e.sustainedCompleted} orders) |`,
