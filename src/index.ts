@@ -22,13 +22,14 @@ export type { Envelope } from './events/envelope';
 export type { EventMeta, EventWorkflowInput } from './events/workflow-input';
 export { buildEventMessage, type EventSpec } from './events/event-message';
 
-export { createWorker, type CreateWorkerOptions } from './worker/create-worker';
-export { runWorker, type RunWorkerOptions } from './worker/run-worker';
+export type { CreateWorkerOptions } from './worker/create-worker';
+export type { RunWorkerOptions } from './worker/run-worker';
 export { prepareWorkflowBundle } from './worker/workflow-bundle';
 export { startBridge, type BridgeOptions, type RunningBridge } from './kafka-bridge/bridge';
 export { runBridge, type RunBridgeOptions } from './kafka-bridge/run-bridge';
 
 export { loadConfig, ConfigError, type Config } from './config';
+export { createWorker, runWorker } from './worker/load-worker';
 export { createPool } from './db/pool';
 export { migrate } from './db/migrate';
 export type { ActivityDeps } from './activities';

@@ -15,7 +15,7 @@ import { createPool } from '../../src/db/pool';
 import { migrate } from '../../src/db/migrate';
 import { setStock } from '../../src/domains/orders/inventory/stock-store';
 import { ensureTopics } from '../../src/kafka/topics';
-import { connectWorker } from '../../src/temporal/connection';
+import { connectWorker } from '../../src/worker/connect-worker';
 import { pickPort } from '../stack/ports';
 import { waitFor } from '../../src/util/wait';
 import { startComponent, stopComponent, waitForHttp, type Component } from '../pipeline/components';

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import { dataConverterFor } from './data-converter';
-import { clientTracingInterceptors } from '../tracing/worker';
+import { clientTracingInterceptors } from '../tracing/client';
 
 type TlsOption = ConnectionOptions['tls'];
 
@@ -58,9 +57,4 @@ export async function connectClient(
     dataConverter: converter,
     interceptors: { workflow: clientTracingInterceptors() },
   });
-}
-
-/** The worker's native (Rust core) connection, with the same settings as the client's. */
-export async function connectWorker(temporal: Config['temporal']): Promise<NativeConnection> {
-  return NativeConnection.connect(temporalConnectionOptions(temporal) as NativeConnectionOptions);
 }

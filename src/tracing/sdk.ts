@@ -1,21 +1,30 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
-import { Resource } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config';
 import { activeTracing, setActiveTracing, type ActiveTracing } from './active';
 
 /** The tracing part of Config (ONCEFLOW_TRACING and the OTEL_* settings). */
 export type TracingConfig = Config['tracing'];
 
+/*
+ * The SDK's packages (about 200 modules), required only by a process that traces: with
+ * ONCEFLOW_TRACING=off a bridge or worker carries the API alone for its whole life.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand (above) */
+const sdk = () => ({
+  ...(require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks')),
+  ...(require('@opentelemetry/core') as typeof import('@opentelemetry/core')),
+  ...(require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')),
+  ...(require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base')),
+});
+const exporters = () => ({
+  ...(require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')),
+  ...(require('@opentelemetry/exporter-zipkin') as typeof import('@opentelemetry/exporter-zipkin')),
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 function exporterFor(config: TracingConfig): SpanExporter {
+  const { OTLPTraceExporter, ZipkinExporter } = exporters();
   if (config.exporter === 'zipkin') return new ZipkinExporter({ url: config.zipkinEndpoint });
   // The exporter reads OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, their
   // headers and timeouts from the environment itself, as every OpenTelemetry SDK does; the
@@ -46,6 +55,13 @@ export function startTracing(
   if (!config.on) return undefined;
   const running = activeTracing();
   if (running) return running;
+  const {
+    AsyncLocalStorageContextManager,
+    BasicTracerProvider,
+    BatchSpanProcessor,
+    Resource,
+    W3CTraceContextPropagator,
+  } = sdk();
   const resource = new Resource({ 'service.name': service });
   const spanProcessor = new BatchSpanProcessor(options.exporter ?? exporterFor(config), {
     scheduledDelayMillis: 1000,

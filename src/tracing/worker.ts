@@ -2,10 +2,8 @@ import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkerOptions } from '@temporalio/worker';
-import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { activeTracing } from './active';
 
 /**
@@ -35,12 +33,4 @@ export function workerTracingOptions(): Pick<WorkerOptions, 'interceptors' | 'si
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
-}
-
-/**
- * The client interceptor that puts the active context into a started workflow's headers
- * (StartWorkflow span); none when tracing is off.
- */
-export function clientTracingInterceptors(): WorkflowClientInterceptor[] {
-  return activeTracing() ? [new OpenTelemetryWorkflowClientInterceptor()] : [];
 }
