@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import { registerCodecs } from './codecs';
 import { installHeaderDecoderPatch } from './kafka-decoder-patch';
 import { installFetchPatch } from './kafka-fetch-patch';
+import { installRequestQueuePatch } from './kafka-request-queue-patch';
 
 /** KafkaJS settings from config: brokers, client id, SSL (optionally with a CA) and SASL. */
 export function kafkaClientConfig(kafka: Config['kafka'], clientIdSuffix?: string): KafkaConfig {
@@ -47,15 +48,17 @@ function logCreatorFor(log: Logger): KafkaConfig['logCreator'] {
 
 /**
  * A KafkaJS client from config; with `log`, its logs join the process's structured logs.
- * Every client reads every compression codec, decodes headers prototype-safely and, reading
- * read_committed, never delivers a record of an aborted transaction and knows the last stable
- * offset (kafka-fetch-patch.ts); all three are process-wide KafkaJS state, installed here
- * once, before any fetch.
+ * Every client reads every compression codec, decodes headers prototype-safely, reading
+ * read_committed never delivers a record of an aborted transaction and knows the last stable
+ * offset (kafka-fetch-patch.ts), and its connections do not poll themselves every millisecond
+ * (kafka-request-queue-patch.ts); all four are process-wide KafkaJS state, installed here
+ * once, before any connection.
  */
 export function createKafka(kafka: Config['kafka'], clientIdSuffix?: string, log?: Logger): Kafka {
   registerCodecs();
   installHeaderDecoderPatch();
   installFetchPatch();
+  installRequestQueuePatch();
   const config = kafkaClientConfig(kafka, clientIdSuffix);
   return new Kafka(
     log ? { ...config, logLevel: logLevel.WARN, logCreator: logCreatorFor(log) } : config,
