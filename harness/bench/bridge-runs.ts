@@ -8,7 +8,6 @@ import type { Admin, Kafka, Message } from 'kafkajs';
 import type { Pool } from 'pg';
 import { migrate } from '../../src/db/migrate';
 import { createLedgerStore } from '../../src/db/ledger-store';
-import { qualifyTable } from '../../src/config/schema-name';
 import { ensureTopics } from '../../src/kafka/topics';
 import { DEFAULT_ROUTES } from '../../src/domains';
 import { generateOrderStream } from '../tools/order-stream';
@@ -109,33 +108,18 @@ export function meanOf(tables: ReadonlyArray<Record<string, number>>): Record<st
   );
 }
 
-/**
- * How many transactions wrote the ledger's rows (distinct `xmin`): one per message when each
- * start wrote its own row, one per flush when a batch's rows go together. Exact, and the
- * machine's load does not move it, unlike the start rates.
- */
-async function ledgerWrites(pool: Pool, schema: string): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>(
-    `SELECT count(DISTINCT xmin::text)::text AS n FROM ${qualifyTable(schema, 'processed_events')}`,
-  );
-  return Number(rows[0]!.n);
-}
-
 export interface BridgeRunOptions {
   events: number;
   /**
-   * Events the bridge handles before the measured ones, in the same process: a production
-   * bridge runs for days, so its code is compiled and its heap sized when a backlog comes;
-   * the raw loop's process is warm the same way (bridge.ts). Their workflows and ledger rows
-   * are gone before the measured events are produced. Default: 0.
+   * Events the bridge handles before the measured ones, in the same process and the same
+   * backlog: a production bridge runs for days, so its code is compiled and its heap sized
+   * when a backlog comes; the raw loop's process is warm the same way (bridge.ts). Default: 0.
    */
   warmup?: number;
   concurrency: number;
   profileDir?: string;
   stackPids: Record<string, number>;
   kafka: Kafka;
-  /** Terminates the warm-up's workflows. */
-  client: Client;
   pool: Pool;
   logs: string;
 }
@@ -156,18 +140,34 @@ async function produceAll(kafka: Kafka, topic: string, records: Message[]): Prom
 /**
  * One run of the bridge as its own process, as production runs it (`npm run start:bridge`),
  * on a fresh topic, schema and task queue, with the same number of starts in flight as the
- * raw loop: first `warmup` events, then `events` more, measured. Returns its rate, CPU per
- * start by process and the ledger it wrote (the duplicates phase reuses the last one).
+ * raw loop: a backlog of `warmup` events, then `events` more, produced before it starts; the
+ * `events` are measured. Returns its rate, CPU per start by process and the ledger it wrote
+ * (the duplicates phase reuses the last one).
  */
 export async function runBridgeOnce(o: BridgeRunOptions) {
-  const { events, concurrency, stackPids, kafka, pool, client, warmup = 0 } = o;
+  const { events, concurrency, stackPids, kafka, pool, warmup = 0 } = o;
   const topic = tag('bench_orders');
   const schema = tag('bench');
   const taskQueue = tag('bench-bridge');
   await migrate(pool, { schema });
   await ensureTopics(kafka, { topics: [topic], partitions: PARTITIONS });
-  const stream = generateOrderStream({ orders: events, seed: 42, prefix: tag('o') });
+  const warmPrefix = tag('w');
+  const prefix = tag('o');
+  const stream = generateOrderStream({ orders: events, seed: 42, prefix });
+  // One backlog, the warm-up's events first in every partition: the bridge meets the
+  // measured ones warm and with all of them there, as a bridge catching up on a backlog does.
+  await produceAll(kafka, topic, [
+    ...(warmup > 0
+      ? generateOrderStream({ orders: warmup, seed: 43, prefix: warmPrefix }).records
+      : []),
+    ...stream.records,
+  ]);
   const ledger = createLedgerStore(pool, { schema });
+  await waitForQuietCpu(stackPids);
+  process.stderr.write(
+    `bridge: ${warmup > 0 ? `${warmup} events to warm up, then ` : ''}${events} events, ` +
+      `${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+  );
   const groupId = tag('bench-group');
   const bridgeProcess = startComponent(
     'bench-bridge',
@@ -189,41 +189,25 @@ export async function runBridgeOnce(o: BridgeRunOptions) {
   );
   const child = bridgeProcess.child;
   const bridgePids = { ...stackPids, bridge: child.pid! };
+  // Without a warm-up, from the bridge's spawn: its start-up and group join are in its figure.
+  // With one, from the first poll that finds every warm-up row written, over the measured
+  // starts written since.
+  let cpuBefore: Record<string, number> | undefined =
+    warmup > 0 ? undefined : { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
+  let measuredBefore = 0;
+  let cpuAfter: Record<string, number> = {};
   let peak = 0;
-  let cpuBefore: Record<string, number>;
-  let cpuAfter: Record<string, number>;
   const admin = kafka.admin();
   await admin.connect();
   try {
-    if (warmup > 0) {
-      process.stderr.write(`bridge: warming up on ${warmup} events\n`);
-      const warm = generateOrderStream({ orders: warmup, seed: 43, prefix: tag('w') });
-      await produceAll(kafka, topic, warm.records);
-      await waitFor(() => committedAll(admin, topic, groupId), {
-        timeoutMs: 600_000,
-        intervalMs: 1000,
-        what: 'the bridge to handle the warm-up events',
-      });
-      // The measured events meet a server and a ledger as the raw loop's do: nothing open.
-      const ids = await ledger.listWorkflowIds();
-      await terminateAll(client, ids);
-      await ledger.reapWorkflows(ids);
-    }
-    await waitForQuietCpu(bridgePids);
-    process.stderr.write(
-      `bridge: ${events} events, ${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
-    );
-    // Without a warm-up, from the bridge's spawn: its start-up and group join are in its figure.
-    cpuBefore =
-      warmup > 0
-        ? { ...cpuSeconds(bridgePids), bench: selfCpu() }
-        : { ...cpuSeconds(stackPids), bench: selfCpu(), bridge: 0 };
-    cpuAfter = cpuBefore;
-    await produceAll(kafka, topic, stream.records);
     await waitFor(
       async () => {
         peak = Math.max(peak, peakRssMiB(child.pid!));
         cpuAfter = { ...cpuSeconds(bridgePids), bench: selfCpu() };
+        if (!cpuBefore && (await ledger.summarize(warmPrefix)).rows >= warmup) {
+          cpuBefore = cpuAfter;
+          measuredBefore = (await ledger.summarize(prefix)).rows;
+        }
         return committedAll(admin, topic, groupId);
       },
       // Once a second: the rate comes from the ledger's timestamps, the peak is the kernel's
@@ -235,13 +219,13 @@ export async function runBridgeOnce(o: BridgeRunOptions) {
     await admin.disconnect();
     await stopComponent(bridgeProcess);
   }
-  // From the first to the last ledger write: excludes process start-up and group join.
-  const written = await ledger.summarize();
+  // From the first to the last measured ledger write: no start-up, group join or warm-up.
+  const written = await ledger.summarize(prefix);
   return {
     rate: written.rows / written.firstSeenSpanSeconds,
     rows: written.rows,
-    inserts: await ledgerWrites(pool, schema),
-    cpuMsPerStart: perItem(cpuDelta(cpuBefore, cpuAfter), events),
+    inserts: written.writes,
+    cpuMsPerStart: perItem(cpuDelta(cpuBefore ?? cpuAfter, cpuAfter), events - measuredBefore),
     peakRssMiB: peak,
     ledger,
     schema,

@@ -4,12 +4,12 @@
  * artifacts/bench-bridge.json. On one (noisy, 2-core) machine: read the rounds' median ratio,
  * not absolute numbers.
  *
- *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 --rounds 3
+ *   npm run bench:bridge -- --events 3000 --concurrency 32 --duplicates 20000 --rounds 5
  *                           --warmup 1000 [--pin-server] [--profile] [--temporal dev|server]
  *                           [--kafka-brokers 1|3]
  *
- * --warmup: starts each side makes unmeasured first (the raw loop once, each bridge process
- * before its measured events), so both are measured warm; 0 measures the bridge from its spawn.
+ * --warmup: starts each side makes unmeasured first (the raw loop once; each bridge process on
+ * the head of its backlog), so both are measured warm; 0 measures the bridge from its spawn.
  *
  * --rounds: bridge runs, each between two raw runs (raw, bridge, raw, bridge, ..., raw); the
  * ratio is the median of each bridge run against the raw runs around it (rounds.ts).
@@ -75,8 +75,8 @@ export interface BridgeBenchOptions {
   rounds?: number;
   /**
    * Starts each side makes before it is measured: the raw loop once in its process, the
-   * bridge in each of its processes (bridge-runs.ts). Both are then measured warm, as a bridge
-   * that has run for a while. Default: 1000.
+   * bridge in each of its processes, on the head of its backlog (bridge-runs.ts). Both are
+   * then measured warm, as a bridge that has run for a while. Default: 1000.
    */
   warmup?: number;
   /** Write a --cpu-prof profile of the bridge process into this folder. Default: none. */
@@ -124,7 +124,6 @@ export async function benchBridge(
       profileDir: round === 0 ? profileDir : undefined,
       stackPids,
       kafka,
-      client,
       pool,
       logs,
     });
@@ -215,6 +214,14 @@ export async function benchBridge(
     rawStartsPerSecond: Math.round(raws.reduce((s, r) => s + r.rate, 0) / raws.length),
     /** Each bridge run with the raw runs around it. */
     rounds: bridgeRounds,
+    /**
+     * Temporal's CPU ms per start in each run, in the rounds' order (raw, bridge, raw, ...):
+     * whether a slow run was a slow server.
+     */
+    temporalCpuMsPerStart: raws.flatMap((r, i) => [
+      r.cpuMsPerStart.temporal ?? NaN,
+      ...(runs[i] ? [runs[i].cpuMsPerStart.temporal ?? NaN] : []),
+    ]),
     /** The median of the bridge runs. */
     bridgeStartsPerSecond: Math.round(median(runs.map((r) => r.rate))),
     /** Ledger rows the last bridge run wrote, and the INSERT transactions that wrote them. */
@@ -265,7 +272,7 @@ async function main(): Promise<void> {
   const events = Number(values.events ?? 3000);
   const concurrency = Number(values.concurrency ?? 32);
   const duplicates = Number(values.duplicates ?? 20000);
-  const rounds = Number(values.rounds ?? 3);
+  const rounds = Number(values.rounds ?? 5);
   const warmup = Number(values.warmup ?? 1000);
 
   buildProduction(); // the bridge runs compiled, as in production
@@ -309,10 +316,10 @@ async function main(): Promise<void> {
         `| cores | ${unpin ? 'Temporal server on CPU 0, everything else (bridge, raw loop, Kafka, Postgres) on the rest' : 'shared by every process'} |`,
         `| raw client.workflow.start, warm (C=${concurrency}), mean of ${result.rounds.length + 1} runs | ${result.rawStartsPerSecond} starts/s |`,
         `| bridge, warm, a backlog of ${events} events (C=${concurrency}), median of ${result.rounds.length} runs | ${result.bridgeStartsPerSecond} starts/s |`,
-        ...result.rounds.map(
-          (r, i) =>
-            `| round ${i + 1}: raw / bridge / raw, ratio to the raw runs' mean | ${r.rawBefore} / ${r.bridge} / ${r.rawAfter} starts/s, ${r.ratio} |`,
-        ),
+        ...result.rounds.map((r, i) => {
+          const t = result.temporalCpuMsPerStart.slice(2 * i, 2 * i + 3).join(' / ');
+          return `| round ${i + 1}: raw / bridge / raw, ratio to the raw runs' mean (Temporal CPU ms per start) | ${r.rawBefore} / ${r.bridge} / ${r.rawAfter} starts/s, ${r.ratio} (${t}) |`;
+        }),
         `| ratio bridge / raw, median of the rounds | ${result.ratio} |`,
         `| duplicate absorption (ledger) | ${result.duplicatesPerSecond} events/s (${absorbed}/${duplicates} by ledger) |`,
         `| ledger rows / the INSERTs that wrote them | ${result.ledgerRows} / ${result.ledgerInserts} |`,

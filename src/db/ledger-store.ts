@@ -252,18 +252,28 @@ export class LedgerStore {
   }
 
   /**
-   * How many rows there are, and the seconds from the first row's first_seen_at to the last
-   * one's (the bridge bench's rate excludes start-up this way; 0 with fewer than two rows).
+   * How many rows there are, the seconds from the first row's first_seen_at to the last one's
+   * (the bridge bench's rate excludes start-up this way; 0 with fewer than two rows) and how
+   * many transactions wrote them (distinct `xmin`: one per INSERT); with `aggregatePrefix`,
+   * of the rows whose aggregate ID starts with it only.
    */
-  async summarize(): Promise<{ rows: number; firstSeenSpanSeconds: number }> {
-    const { rows } = await this.run<{ n: string; seconds: string | null }>(
+  async summarize(
+    aggregatePrefix = '',
+  ): Promise<{ rows: number; firstSeenSpanSeconds: number; writes: number }> {
+    const { rows } = await this.run<{ n: string; seconds: string | null; writes: string }>(
       'summarize',
       `SELECT count(*) AS n,
-              extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds
-         FROM ${this.table}`,
-      [],
+              extract(epoch FROM max(first_seen_at) - min(first_seen_at)) AS seconds,
+              count(DISTINCT xmin::text) AS writes
+         FROM ${this.table}
+        WHERE starts_with(aggregate_id, $1)`,
+      [aggregatePrefix],
     );
-    return { rows: Number(rows[0]!.n), firstSeenSpanSeconds: Number(rows[0]!.seconds ?? 0) };
+    return {
+      rows: Number(rows[0]!.n),
+      firstSeenSpanSeconds: Number(rows[0]!.seconds ?? 0),
+      writes: Number(rows[0]!.writes),
+    };
   }
 
   /** Workflow IDs of every row (for cleaning up the workflows a test or bench started). */
