@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { assertPatchedKafkaJs, requireKafkaJs } from './kafkajs-internals';
 
 /**
  * A prototype-safe, linear-time record header decoder for KafkaJS, installed at load time.
@@ -27,12 +27,8 @@ import { createRequire } from 'node:module';
  * is enough; installHeaderDecoderPatch refuses to run later (it could not take effect).
  */
 
-/** The KafkaJS versions whose record decoder this module mirrors. */
-const PATCHED_KAFKAJS = /^2\.2\./;
-
-const requireHere = createRequire(__filename);
-const RECORD_DECODER = requireHere.resolve('kafkajs/src/protocol/recordBatch/record/v0/decoder');
-const BATCH_DECODER = requireHere.resolve('kafkajs/src/protocol/recordBatch/v0/decoder');
+const RECORD_DECODER = requireKafkaJs.resolve('kafkajs/src/protocol/recordBatch/record/v0/decoder');
+const BATCH_DECODER = requireKafkaJs.resolve('kafkajs/src/protocol/recordBatch/v0/decoder');
 
 /** The part of KafkaJS's Decoder (src/protocol/decoder.js) the record decoder uses. */
 interface KafkaDecoder {
@@ -125,26 +121,23 @@ let installed: unknown;
  * this patch was not written for, or when a fetch already captured the original decoder.
  */
 export function installHeaderDecoderPatch(): void {
-  const cached = requireHere.cache[RECORD_DECODER];
+  const cached = requireKafkaJs.cache[RECORD_DECODER];
   if (installed !== undefined && cached?.exports === installed) return;
-  const version = (requireHere('kafkajs/package.json') as { version: string }).version;
-  if (!PATCHED_KAFKAJS.test(version)) {
-    throw new Error(
-      `kafka-decoder-patch mirrors KafkaJS 2.2's record decoder; KafkaJS ${version} is installed: ` +
-        're-check src/kafka/kafka-decoder-patch.ts against its record/v0/decoder.js',
-    );
-  }
-  if (requireHere.cache[BATCH_DECODER]) {
+  assertPatchedKafkaJs(
+    "kafka-decoder-patch mirrors KafkaJS 2.2's record decoder",
+    'src/kafka/kafka-decoder-patch.ts against its record/v0/decoder.js',
+  );
+  if (requireKafkaJs.cache[BATCH_DECODER]) {
     throw new Error(
       "KafkaJS's record batch decoder was loaded before the header decoder patch; " +
         'install it before the first fetch (createKafka does)',
     );
   }
-  requireHere(RECORD_DECODER); // loads the module so its cache entry exists
-  const Long = requireHere('kafkajs/src/utils/long') as LongClass;
-  const { LOG_APPEND_TIME } = requireHere('kafkajs/src/protocol/timestampTypes') as {
+  requireKafkaJs(RECORD_DECODER); // loads the module so its cache entry exists
+  const Long = requireKafkaJs('kafkajs/src/utils/long') as LongClass;
+  const { LOG_APPEND_TIME } = requireKafkaJs('kafkajs/src/protocol/timestampTypes') as {
     LOG_APPEND_TIME: number;
   };
   installed = createRecordDecoder(Long, LOG_APPEND_TIME);
-  requireHere.cache[RECORD_DECODER]!.exports = installed;
+  requireKafkaJs.cache[RECORD_DECODER]!.exports = installed;
 }

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Batch } from 'kafkajs';
+import { assertPatchedKafkaJs, requireKafkaJs } from './kafkajs-internals';
 import { findAbortedRecords, type AbortedTransaction, type FetchedRecord } from './aborted-records';
 
 /**
@@ -21,9 +21,6 @@ import { findAbortedRecords, type AbortedTransaction, type FetchedRecord } from 
  * Wraps `Broker.prototype.fetch` (kafkajs/src/broker/index.js), the one call every consumer
  * fetch goes through, so it applies to every consumer of the process.
  */
-
-const PATCHED_KAFKAJS = /^2\.2\./;
-const requireHere = createRequire(__filename);
 
 /** src/protocol/isolationLevel.js */
 const READ_COMMITTED = 1;
@@ -74,15 +71,12 @@ let installed = false;
 /** Wraps KafkaJS's Broker fetch once per process; throws for a KafkaJS it was not written for. */
 export function installFetchPatch(): void {
   if (installed) return;
-  const version = (requireHere('kafkajs/package.json') as { version: string }).version;
-  if (!PATCHED_KAFKAJS.test(version)) {
-    throw new Error(
-      `kafka-fetch-patch corrects KafkaJS 2.2's read_committed fetch; KafkaJS ${version} is ` +
-        'installed: re-check src/kafka/kafka-fetch-patch.ts against its consumer/batch.js and ' +
-        'consumer/filterAbortedMessages.js',
-    );
-  }
-  const Broker = requireHere('kafkajs/src/broker') as { prototype: { fetch: FetchFn } };
+  assertPatchedKafkaJs(
+    "kafka-fetch-patch corrects KafkaJS 2.2's read_committed fetch",
+    'src/kafka/kafka-fetch-patch.ts against its consumer/batch.js and ' +
+      'consumer/filterAbortedMessages.js',
+  );
+  const Broker = requireKafkaJs('kafkajs/src/broker') as { prototype: { fetch: FetchFn } };
   const original = Broker.prototype.fetch;
   Broker.prototype.fetch = async function fetch(request) {
     const response = await original.call(this, request);

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { assertPatchedKafkaJs, requireKafkaJs } from './kafkajs-internals';
 
 /**
  * Stops KafkaJS 2.2.4's request queues from polling themselves every millisecond.
@@ -19,13 +19,8 @@ import { createRequire } from 'node:module';
  * directly), so nothing else depended on the loop.
  */
 
-/** The KafkaJS versions whose RequestQueue this module mirrors. */
-const PATCHED_KAFKAJS = /^2\.2\./;
-
 /** KafkaJS's own delay before a pending request is checked again (CHECK_PENDING_REQUESTS_INTERVAL). */
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
-
-const requireHere = createRequire(__filename);
 
 /** The part of KafkaJS's RequestQueue the replacement reads and writes. */
 export interface KafkaRequestQueue {
@@ -57,15 +52,11 @@ let installed = false;
 /** Replaces RequestQueue.prototype.scheduleCheckPendingRequests, once per process. */
 export function installRequestQueuePatch(): void {
   if (installed) return;
-  const version = (requireHere('kafkajs/package.json') as { version: string }).version;
-  if (!PATCHED_KAFKAJS.test(version)) {
-    throw new Error(
-      `kafka-request-queue-patch corrects KafkaJS 2.2's request queue; KafkaJS ${version} is ` +
-        'installed: re-check src/kafka/kafka-request-queue-patch.ts against its ' +
-        'network/requestQueue/index.js',
-    );
-  }
-  const RequestQueue = requireHere('kafkajs/src/network/requestQueue') as {
+  assertPatchedKafkaJs(
+    "kafka-request-queue-patch corrects KafkaJS 2.2's request queue",
+    'src/kafka/kafka-request-queue-patch.ts against its network/requestQueue/index.js',
+  );
+  const RequestQueue = requireKafkaJs('kafkajs/src/network/requestQueue') as {
     prototype: KafkaRequestQueue;
   };
   RequestQueue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
