@@ -8,17 +8,23 @@
 // the charge's outcome is unknown). A transient provider cause waits, anything else parks for
 // an operator (retryStep, resolveStep, cancelOrder). The owner settles its claim at the end.
 // Workflow code.
-import type { EventWorkflowInput } from '../../../events/workflow-input';
-import { defineSaga } from '../../../workflows/saga';
+import { defineSaga, type EntityWorkflow } from '../../../workflows/saga';
 import type { SagaStatus } from '../../../workflows/saga-status';
-import type { ClaimOutcome, SagaDefinition, SagaStep } from '../../../workflows/saga-types';
+import type {
+  ClaimOutcome,
+  PublishStep,
+  SagaDefinition,
+  SagaStep,
+} from '../../../workflows/saga-types';
 import type { OrderActivities } from '../activities';
 import { ORDERS_DOMAIN } from './order-claim';
 import { orderCompat } from './order-calls';
 import {
   cancelOrderSignal,
+  ORDER_FULFILLED,
   ORDER_KEY_KIND,
   orderStatusQuery,
+  type OrderFulfilledData,
   type OrderResult,
 } from './order-definitions';
 import { ORDER_COUNTERPARTS } from './order-details';
@@ -113,8 +119,25 @@ const email: OrderStepRow = {
   summary: (i) => `confirmation email for ${i.orderId} · ${i.key}`,
 };
 
-/** The step table, top to bottom. The email is optional by deleting its line. */
-export const ORDER_STEPS: readonly OrderStepRow[] = [reserve, charge, email];
+/**
+ * 4. Publish OrderFulfilled (event ID `order:<orderId>:announce`), so shipping and loyalty act
+ * on the order once, however often this step runs. Orders recorded before it skip it.
+ */
+const announce: PublishStep<OrderPlacedData, SagaStatus & OrderFields> = {
+  name: 'announce',
+  publish: ORDER_FULFILLED,
+  when: orderCompat.publishesFulfilled,
+  data: ({ data }, status): OrderFulfilledData => ({
+    orderId: data.orderId,
+    customerId: data.customerId,
+    totalMinor: data.totalMinor,
+    currency: data.currency,
+    ...(status.chargeId !== undefined ? { chargeId: status.chargeId } : {}),
+  }),
+};
+
+/** The step table, top to bottom. */
+export const ORDER_STEPS = [reserve, charge, email, announce] as const;
 
 /** The reserve result's verdict; a result without one (recorded before claims) is the owner's. */
 function reserveVerdict(
@@ -131,6 +154,7 @@ function reserveVerdict(
 
 /** The order saga: everything but the step table is how the order is claimed and shown. */
 export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderFields> = {
+  name: 'orderFulfillment',
   domain: ORDERS_DOMAIN,
   entity: { kind: ORDER_KEY_KIND, id: (d) => d.orderId, customerId: (d) => d.customerId },
   steps: ORDER_STEPS,
@@ -168,11 +192,8 @@ export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderF
   },
 };
 
-const saga = defineSaga(ORDER_SAGA);
-
 /** The orderFulfillment workflow: one order, one set of effects. */
-export async function orderFulfillment(
-  input: EventWorkflowInput<OrderPlacedData>,
-): Promise<OrderResult> {
-  return (await saga.run(input)) as unknown as OrderResult;
-}
+export const orderFulfillment = defineSaga(ORDER_SAGA) as unknown as EntityWorkflow<
+  OrderPlacedData,
+  OrderResult
+>;
