@@ -16,6 +16,7 @@ import { RunEnded } from './run-errors';
 import { createWaits } from './run-waits';
 import type { EntityWorkflow } from './saga';
 import { workflowRuntime, type SagaRuntime } from './saga-runtime';
+import { keysFor } from './step-key';
 import type { ActivityMap, StepContext } from './saga-types';
 import type {
   ActivityStepDeclaration,
@@ -202,6 +203,10 @@ export function defineWorkflow<TData, A extends ActivityMap, TExtra extends obje
       runWorkflow(generic, input as EventWorkflowInput<unknown>, workflowRuntime());
     // Named as exported: a client that starts it by the function starts this workflow type.
     Object.defineProperty(workflow, 'name', { value: def.name });
-    return Object.assign(workflow, { [DEFINITION_KEY]: meta, definition: def });
+    return Object.assign(workflow, {
+      [DEFINITION_KEY]: meta,
+      definition: def,
+      keysOf: (entityId: string) => keysFor(def.entity.kind, entityId, keyNamesOf(meta)),
+    });
   };
 }

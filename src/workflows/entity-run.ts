@@ -17,7 +17,7 @@ import type { StepContext } from './saga-types';
 import { createStalls } from './stalls';
 import { createStepRunner } from './step-runner';
 import { startAttributes, stepWriter } from './run-face';
-import { stepKey } from './step-key';
+import { keysFor, stepKey } from './step-key';
 import type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
 
 export type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
@@ -43,7 +43,7 @@ export function createEntityRun<TData, TExtra extends object>(
     startedAt: info.startTime.toISOString(),
     fingerprint: input.event.fingerprint,
   };
-  const keys = Object.fromEntries(spec.keyNames.map((n) => [n, stepKey(kind, entityId, n)]));
+  const keys = keysFor(kind, entityId, spec.keyNames);
   const status = {
     entityId,
     ...spec.status?.(data),

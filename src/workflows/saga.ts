@@ -8,6 +8,7 @@ import type { EventWorkflowInput } from '../events/workflow-input';
 import { runEntity, type RunResult, type RunSpec, type StackEntry } from './entity-run';
 import { checkDefinitionNames, DEFINITION_KEY, keyNamesOf, type DefinitionMeta } from './names';
 import type { SagaRuntime } from './saga-runtime';
+import { keysFor } from './step-key';
 import { workflowRuntime } from './saga-runtime';
 import type { SagaResult } from './saga-status';
 import type {
@@ -25,7 +26,15 @@ export { UNDO_LOST_CLAIM_STEP_PATCH } from './claim-flow';
 /** A workflow function the engine built: what Temporal runs, and its definition's names. */
 export type EntityWorkflow<TData, R = SagaResult & Record<string, unknown>> = ((
   input: EventWorkflowInput<TData>,
-) => Promise<R>) & { readonly [DEFINITION_KEY]: DefinitionMeta };
+) => Promise<R>) & {
+  readonly [DEFINITION_KEY]: DefinitionMeta;
+  /**
+   * Every step's and compensation's key for an entity, from the one place keys are made (a
+   * cancellation workflow that compensates a closed run uses the run's own keys).
+   * @example payout.keysOf(payoutId).reverse
+   */
+  keysOf(entityId: string): Readonly<Record<string, string>>;
+};
 
 /** A saga ready to run: export it as the domain's workflow (it is the workflow function). */
 export type Saga<TData, TExtra extends object = object> = EntityWorkflow<TData> & {
@@ -177,5 +186,6 @@ export function defineSaga<TData, A extends ActivityMap, TExtra extends object =
     [DEFINITION_KEY]: meta,
     definition: generic,
     run,
+    keysOf: (entityId: string) => keysFor(def.entity.kind, entityId, keyNamesOf(names)),
   }) as Saga<TData, TExtra>;
 }

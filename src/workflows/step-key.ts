@@ -45,3 +45,12 @@ export function stepKey(kind: string, entityId: string, step: string): string {
   const head = escaped.slice(0, room).replace(/%[0-9A-F]?$/, '');
   return `${kind}:${head}~${hash}:${step}`;
 }
+
+/** Every named step's key for one entity: what a run's `status.keys` holds. */
+export function keysFor(
+  kind: string,
+  entityId: string,
+  names: readonly string[],
+): Readonly<Record<string, string>> {
+  return Object.fromEntries(names.map((n) => [n, stepKey(kind, entityId, n)]));
+}

@@ -175,7 +175,12 @@ export function createStepRunner(ctx: StepRunnerContext) {
               ...status.waiting,
               action: waitingActionOf(display, status, step, deadline),
             });
-            await runtime.condition(until, delay);
+            // The timer says in the Web UI's timeline what it waits for.
+            await runtime.condition(
+              until,
+              delay,
+              `${step}: wait for ${display.counterpart(step)}, next try at ${status.waiting.nextTryAt}`,
+            );
             for (;;) {
               const ended = await afterOperator();
               if (ended === 'refused') {

@@ -11,6 +11,7 @@ import { createKafka } from '../../src/kafka/kafka-client';
 import { ensureTopics } from '../../src/kafka/topics';
 import { startBridge, type RunningBridge } from '../../src/kafka-bridge/bridge';
 import { DEFAULT_ROUTES } from '../../src/domains';
+import type { RouteTable } from '../../src/events/routes';
 import type { KafkaRecord } from '../../src/events/event-message';
 import { waitFor } from '../../src/util/wait';
 import { dlqTopicOf } from '../../src/events/dlq-topic';
@@ -63,14 +64,16 @@ export class BridgeHarness {
   }
 
   /** Starts an in-process bridge on this harness' topic; `client` lets a test route Temporal calls elsewhere. */
-  async startBridge(options: { client?: Client; pool?: pg.Pool } = {}): Promise<RunningBridge> {
+  async startBridge(
+    options: { client?: Client; pool?: pg.Pool; routes?: RouteTable } = {},
+  ): Promise<RunningBridge> {
     const bridge = await startBridge({
       config: this.config,
       kafka: this.kafka,
       client: options.client ?? this.client,
       pool: options.pool ?? this.pool,
       log: pino({ level: process.env.BRIDGE_TEST_LOG ?? 'silent' }),
-      routes: DEFAULT_ROUTES,
+      routes: options.routes ?? DEFAULT_ROUTES,
       ledgerSchema: this.schema,
       topics: [this.topic],
       groupId: this.groupId,

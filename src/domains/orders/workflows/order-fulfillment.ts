@@ -23,6 +23,7 @@ import {
   cancelOrderSignal,
   ORDER_FULFILLED,
   ORDER_KEY_KIND,
+  ORDER_STEP,
   orderStatusQuery,
   type OrderFulfilledData,
   type OrderResult,
@@ -38,7 +39,7 @@ type OrderStepRow = SagaStep<OrderPlacedData, OrderActivities, SagaStatus & Orde
 
 /** 1. Reserve the stock and claim the order, in one transaction. Undone by a release. */
 const reserve: OrderStepRow = {
-  name: 'reserve',
+  name: ORDER_STEP.reserve,
   running: 'reserving',
   activity: 'reserveInventory',
   retry: 'own',
@@ -52,7 +53,7 @@ const reserve: OrderStepRow = {
   summary: (i) => `reserve ${i.items.length} line(s) of ${i.orderId} · ${i.key}`,
   failures: { [ORDER_FAILURES.outOfStock]: 'rejected' },
   compensate: {
-    name: 'release',
+    name: ORDER_STEP.release,
     activity: 'releaseInventory',
     retry: 'own',
     // On behalf of the owner (this run is a duplicate, the owner closed): its claim is
@@ -76,7 +77,7 @@ const reserve: OrderStepRow = {
 
 /** 2. Charge the payment. Undone by a refund of every charge of the order. */
 const charge: OrderStepRow = {
-  name: 'charge',
+  name: ORDER_STEP.charge,
   running: 'charging',
   activity: 'chargePayment',
   retry: 'foreign',
@@ -92,7 +93,7 @@ const charge: OrderStepRow = {
   // Always by order (never by charge ID): the cancellation workflow sends the same request
   // under the same key, so whichever path runs first, the provider refunds once.
   compensate: {
-    name: 'refund',
+    name: ORDER_STEP.refund,
     activity: 'refundPayment',
     retry: 'foreign',
     input: ({ data, key }) => ({ key, orderId: data.orderId }),
@@ -105,7 +106,7 @@ const charge: OrderStepRow = {
 
 /** 3. Send the confirmation email. Nothing to undo. */
 const email: OrderStepRow = {
-  name: 'email',
+  name: ORDER_STEP.email,
   running: 'emailing',
   activity: 'sendEmail',
   retry: 'foreign',
@@ -124,7 +125,7 @@ const email: OrderStepRow = {
  * on the order once, however often this step runs. Orders recorded before it skip it.
  */
 const announce: PublishStep<OrderPlacedData, SagaStatus & OrderFields> = {
-  name: 'announce',
+  name: ORDER_STEP.announce,
   publish: ORDER_FULFILLED,
   when: orderCompat.publishesFulfilled,
   data: ({ data }, status): OrderFulfilledData => ({
@@ -159,7 +160,7 @@ export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderF
   entity: { kind: ORDER_KEY_KIND, id: (d) => d.orderId, customerId: (d) => d.customerId },
   steps: ORDER_STEPS,
   claim: {
-    step: 'reserve',
+    step: ORDER_STEP.reserve,
     verdict: (result: ReserveResult, { claimant }) => reserveVerdict(result, claimant.fingerprint),
     // Cancelled before it reserved: claim the order as cancelled, or learn its owner.
     cancelled: {
