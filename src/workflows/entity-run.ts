@@ -63,7 +63,7 @@ export function createEntityRun<TData, TExtra extends object>(
     cancel: spec.channels?.cancel ?? cancelSignal,
     status: spec.channels?.status ?? statusQuery,
   };
-  installOperatorHandlers(runtime, channels, status, stalls);
+  installOperatorHandlers(runtime, channels, status, stalls, input.cancel);
 
   const setStep = stepWriter(spec, runtime, () =>
     runtime.setCurrentDetails(currentDetailsOf(display, status)),

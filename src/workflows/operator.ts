@@ -38,6 +38,7 @@ export function installOperatorHandlers(
   channels: OperatorChannels,
   status: SagaStatus,
   stalls: Stalls,
+  startCancelled?: CancelRequest,
 ): void {
   const record = (
     action: RecordedOperatorAction['action'],
@@ -78,6 +79,8 @@ export function installOperatorHandlers(
   };
   runtime.onQuery(channels.status, () => status);
   runtime.onSignal(channels.cancel, cancel);
+  // A run started to compensate a closed one is cancelled from its first moment.
+  if (startCancelled) cancel(startCancelled);
   runtime.onCancelRequested(() => {
     cancel(TEMPORAL_CANCEL);
     status.cancellation!.byTemporal = true;
