@@ -4,6 +4,7 @@ import { payout } from '../../../src/domains/payouts/workflows';
 import { waitFor } from '../../../src/util/wait';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { runOps } from '../../support/ops-cli';
+import { newPayout } from '../../support/payout-data';
 import { uniqueName } from '../../support/services';
 
 /**
@@ -61,13 +62,7 @@ describe('ops CLI: a terminated run (real stack)', function () {
 
   it('payouts cancel of a terminated payout reverses its transfer once', async () => {
     await env.setFaults({ endpoints: { emails: { failBeforeCommitRate: 1 } } });
-    const data = {
-      payoutId: uniqueName('payout'),
-      beneficiaryId: 'ben_1',
-      email: 'b@example.com',
-      amountMinor: 4200,
-      currency: 'EUR',
-    };
+    const data = newPayout();
     const handle = await env.client.workflow.start(payout, {
       taskQueue: env.taskQueue,
       workflowId: uniqueName(`PayoutRequested:${data.payoutId}`),

@@ -5,6 +5,7 @@ import { payout } from '../../../src/domains/payouts/workflows';
 import { resolveStepSignal, retryStepSignal, type SagaStatus } from '../../../src/workflow';
 import { waitFor } from '../../../src/util/wait';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
+import { newPayout } from '../../support/payout-data';
 import { uniqueName } from '../../support/services';
 
 /**
@@ -40,13 +41,7 @@ describe('resolving a parked claim step claims or is refused (real stack)', func
     );
 
   it("the engine's claim: refused while it cannot claim, then claims the payout on resolve", async () => {
-    const data = {
-      payoutId: uniqueName('payout'),
-      beneficiaryId: 'ben_1',
-      email: 'b@example.com',
-      amountMinor: 4200,
-      currency: 'EUR',
-    };
+    const data = newPayout();
     await rename('entity_claims', 'entity_claims_away');
     const h = await env.client.workflow.start(payout, {
       taskQueue: env.taskQueue,
