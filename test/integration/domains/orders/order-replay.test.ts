@@ -13,7 +13,7 @@ import { createOrderEnv, eventInputOf, type OrderEnv } from '../../../support/or
 import { dataConverterFor } from '../../../../src/temporal/data-converter';
 import { testConfig, uniqueName } from '../../../support/services';
 import { workflowBundle } from '../../../support/workflow-bundle';
-import { encryptedPayloads, plainHistory } from '../../../support/plain-history';
+import { encryptedPayloads, plainHistory } from '../../../../src/temporal/plain-history';
 import { ENCRYPTED_ENCODING } from '../../../../src/temporal/encryption-codec';
 
 /**

@@ -1,0 +1,49 @@
+// A team's replay guard, first half: a finished run's history recorded into a fixture file,
+// every payload decoded (the fixture replays on any checkout). Client side only: no worker.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { plainHistory } from '../temporal/plain-history';
+
+/** Options of recordHistory. */
+export interface RecordHistoryOptions {
+  /** A client with the data converter the runs were written with (their encryption). */
+  client: Client;
+  /** The run to record (its latest run, unless `runId` names one). */
+  workflowId: string;
+  /** @example runId: handle.firstExecutionRunId */
+  runId?: string;
+  /**
+   * Where the fixture goes: a `.json` file (Temporal's history JSON, reviewable in a diff).
+   * @example file: 'test/histories/gift-card-completed.json'
+   */
+  file: string;
+}
+
+/**
+ * Records a run's history as a fixture for replayHistories: fetched whole, payloads decoded
+ * with the client's codecs, written as history JSON. Record one of each way a run can go
+ * (completed, a business failure, cancelled, waited, parked and retried) before a change.
+ *
+ * @example
+ * await recordHistory({ client, workflowId: 'GiftCardBought:v:card-1@1', file: 'test/histories/completed.json' });
+ */
+export async function recordHistory(options: RecordHistoryOptions): Promise<void> {
+  const { client } = options;
+  const history = await client.workflow.getHandle(options.workflowId, options.runId).fetchHistory();
+  const plain = await plainHistory(history, client.options.loadedDataConverter.payloadCodecs);
+  mkdirSync(dirname(options.file), { recursive: true });
+  writeFileSync(options.file, historyToJSON(plain));
+}
+
+/** Fixtures that did not replay, each with why (a nondeterminism names the command). */
+export class HistoryReplayError extends Error {
+  override readonly name = 'HistoryReplayError';
+  constructor(readonly failures: ReadonlyArray<{ file: string; error: string }>) {
+    super(
+      `${failures.length} recorded histor${failures.length === 1 ? 'y does' : 'ies do'} not replay on this code:\n` +
+        failures.map((f) => `  ${f.file}: ${f.error}`).join('\n'),
+    );
+  }
+}
