@@ -28,6 +28,11 @@ export const KAFKA_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] = 'Kafk
 export interface TransientFailureDetails {
   transient: true;
   windowMs: number;
+  /**
+   * The worker's ORDER_TRANSIENT_RETRY_INTERVAL: the pause between rounds of a waiting step.
+   * Absent from older workers' failures: the workflow's default then (30 s).
+   */
+  intervalMs?: number;
   /** The provider's Retry-After, when it sent one: no retry before it. */
   retryAfterMs?: number;
   endpoint: string;

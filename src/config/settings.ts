@@ -259,8 +259,17 @@ export const SETTINGS = {
     doc:
       'How long an order step keeps retrying a transient provider cause (connection refused, ' +
       'timeout, 429, 5xx, 409 in flight) with the same idempotency key before the order parks ' +
-      'in needs_attention: a duration such as `90s`, `30m`, `1h`. Read by the worker, which ' +
-      'hands it to the workflow inside each transient failure (src/activities/provider-http.ts).',
+      'in needs_attention: a duration such as `90s`, `30m`, `1h`, at most `24h` (a bound on ' +
+      "one waiting episode's history). Read by the worker, which hands it to the workflow " +
+      'inside each transient failure (src/activities/provider-http.ts).',
+  },
+  ORDER_TRANSIENT_RETRY_INTERVAL: {
+    parse: duration,
+    default: '30s',
+    doc:
+      'The pause between rounds of retries of a waiting step (a durable timer, then a few fast ' +
+      "attempts): long enough not to hammer a provider that is down. A provider's Retry-After " +
+      'lengthens it; the end of ORDER_TRANSIENT_RETRY_WINDOW shortens the last one.',
   },
   PROVIDERS_ADMIN_TOKEN: {
     parse: nonEmpty,

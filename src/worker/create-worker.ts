@@ -72,6 +72,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
       providers: {
         url: config.providers.url,
         transientRetryWindowMs: config.orders.transientRetryWindowMs,
+        transientRetryIntervalMs: config.orders.transientRetryIntervalMs,
         ...options.deps.providers,
       },
     }),

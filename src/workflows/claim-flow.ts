@@ -108,7 +108,8 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
 
   /** The engine's claim: one local activity before the body, unless a step claims. */
   async function claimFirst(): Promise<void> {
-    if (claimStep) return;
+    // A domain's step claims; a continued run's chain has claimed already.
+    if (claimStep || flags.claimed) return;
     if (run.cancelled()) throw new RunInterrupted('cancelled');
     const got = await run.runStep({
       step: 'claim',

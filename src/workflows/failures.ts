@@ -29,6 +29,8 @@ export function describeFailure(err: unknown): string {
 export interface TransientCause {
   windowMs: number;
   retryAfterMs?: number;
+  /** The pause between rounds (the worker's setting), when the failure carries it. */
+  intervalMs?: number;
 }
 
 /**
@@ -53,5 +55,9 @@ export function transientCauseOf(err: unknown, knownWindowMs?: number): Transien
   if (!(TRANSIENT_FAILURE_TYPES as readonly string[]).includes(cause.type ?? '')) return;
   const details: unknown = cause.details?.[0];
   if (!isTransientFailureDetails(details)) return;
-  return { windowMs: details.windowMs, retryAfterMs: details.retryAfterMs };
+  return {
+    windowMs: details.windowMs,
+    retryAfterMs: details.retryAfterMs,
+    ...(details.intervalMs !== undefined ? { intervalMs: details.intervalMs } : {}),
+  };
 }

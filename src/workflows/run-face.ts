@@ -33,10 +33,10 @@ export function stepWriter<TData, TExtra extends object>(
 ) {
   const onlyQueried = spec.compat?.onlyQueriedSteps?.() ?? true;
   const queried = queriedSteps(spec as never);
-  return (status: SagaStatus) => {
+  return (status: SagaStatus, carried?: string) => {
     /** The Step value in visibility (undefined: not set, the run is running). */
-    let visibleStep: string | undefined;
-    return (step: string, queriedToo = false) => {
+    let visibleStep: string | undefined = carried;
+    const setStep = (step: string, queriedToo = false) => {
       status.step = step;
       if (!onlyQueried) {
         runtime.upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: step }]);
@@ -51,6 +51,7 @@ export function stepWriter<TData, TExtra extends object>(
       }
       showDetails();
     };
+    return { setStep, visible: () => visibleStep };
   };
 }
 

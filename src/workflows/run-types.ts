@@ -15,6 +15,8 @@ import type {
 export interface StackEntry extends ActivityCall {
   /** The step it undoes. */
   step: string;
+  /** The number of the body's call that pushed it (a continued run finds it by this). */
+  seq?: number;
   /** The compensation's own name (its key's last part). */
   name: string;
 }

@@ -4,6 +4,7 @@
 import {
   CancellationScope,
   condition,
+  continueAsNew,
   executeChild,
   getExternalWorkflowHandle,
   patched,
@@ -35,6 +36,10 @@ export interface RunInfo {
   /** When the chain started (kept by a reset). */
   startTime: Date;
   runStartTime: Date;
+  /** Temporal suggests continuing as new (the history nears its limits). */
+  continueAsNewSuggested: boolean;
+  /** Events in the run's history so far. */
+  historyLength: number;
 }
 
 /** One activity call of a step: which activity, with what, how it retries. */
@@ -96,6 +101,8 @@ export interface SagaRuntime {
    * cancel`, a batch cancel): `handler` runs once when it is requested.
    */
   onCancelRequested(handler: () => void): void;
+  /** Continues the run as new with `input` (the same workflow type); never returns. */
+  continueAsNew(input: unknown): Promise<never>;
   /**
    * Runs `fn` where Temporal's cancellation cannot interrupt it: the saga notices a
    * cancellation itself (onCancelRequested), finishes or waits out the call in flight, and
@@ -163,5 +170,6 @@ export function workflowRuntime(): SagaRuntime {
       root.cancelRequested.catch(handler);
     },
     shielded: (fn) => CancellationScope.nonCancellable(fn),
+    continueAsNew: (input) => continueAsNew(input),
   };
 }

@@ -59,6 +59,8 @@ function scriptedRun(claim: Record<string, unknown>, patched = true) {
       originalExecutionRunId: RUN_ID,
       startTime: new Date('2026-11-24T22:39:59Z'),
       runStartTime: new Date('2026-11-24T22:39:59Z'),
+      continueAsNewSuggested: false,
+      historyLength: 10,
     }),
     startedWith: () => true,
     patched: (id) => (id === UNDO_LOST_CLAIM_STEP_PATCH ? patched : true),
@@ -84,6 +86,9 @@ function scriptedRun(claim: Record<string, unknown>, patched = true) {
     executeChild: async () => undefined,
     onCancelRequested: () => undefined,
     shielded: (fn) => fn(),
+    continueAsNew: async () => {
+      throw new Error('continue as new is not scripted here');
+    },
   };
   return { run: () => runSaga(ORDERS, input, runtime), calls };
 }
