@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { plainHistory } from '../temporal/plain-history';
 
 /** Options of recordHistory. */
@@ -15,7 +15,8 @@ export interface RecordHistoryOptions {
   /** @example runId: handle.firstExecutionRunId */
   runId?: string;
   /**
-   * Where the fixture goes: a `.json` file (Temporal's history JSON, reviewable in a diff).
+   * Where the fixture goes: a `.json` file (the history's protobuf object form: enums by name,
+   * bytes in base64; reviewable in a diff), or `.pb` (protobuf binary).
    * @example file: 'test/histories/gift-card-completed.json'
    */
   file: string;
@@ -34,7 +35,20 @@ export async function recordHistory(options: RecordHistoryOptions): Promise<void
   const history = await client.workflow.getHandle(options.workflowId, options.runId).fetchHistory();
   const plain = await plainHistory(history, client.options.loadedDataConverter.payloadCodecs);
   mkdirSync(dirname(options.file), { recursive: true });
-  writeFileSync(options.file, historyToJSON(plain));
+  writeFileSync(
+    options.file,
+    options.file.endsWith('.pb')
+      ? temporal.api.history.v1.History.encode(plain).finish()
+      : `${JSON.stringify(historyJson(plain), null, 1)}\n`,
+  );
+}
+
+/** A history as JSON that fromObject reads back exactly (see replay-histories.ts). */
+export function historyJson(history: temporal.api.history.v1.IHistory): object {
+  return temporal.api.history.v1.History.toObject(
+    temporal.api.history.v1.History.fromObject(history),
+    { enums: String, longs: String, bytes: String, defaults: false },
+  );
 }
 
 /** Fixtures that did not replay, each with why (a nondeterminism names the command). */

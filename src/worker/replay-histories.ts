@@ -4,7 +4,6 @@
 // runs in flight after it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { Domain } from '../engine/define-domain';
@@ -29,7 +28,7 @@ export interface ReplayHistoriesOptions {
 function readFixture(path: string): temporal.api.history.v1.IHistory {
   return extname(path) === '.pb'
     ? temporal.api.history.v1.History.decode(readFileSync(path))
-    : historyFromJSON(JSON.parse(readFileSync(path, 'utf8')));
+    : temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(path, 'utf8')));
 }
 
 /**

@@ -25,7 +25,7 @@ export type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
 
 /**
  * A run's state and primitives. `setStep` keeps the `Step` search attribute to the values an
- * operator queries (runs recorded before that wrote every step: `compat.onlyQueriedSteps`).
+ * operator queries.
  */
 export function createEntityRun<TData, TExtra extends object>(
   spec: RunSpec<TData, TExtra>,
@@ -92,7 +92,6 @@ export function createEntityRun<TData, TExtra extends object>(
       const last = [...(status.operatorActions ?? [])].reverse().find((a) => a.step === step);
       if (last) last.refused = reason;
     },
-    transientWaits: spec.compat?.transientWaits,
     memo: carried?.memo,
     beforeRound: (stepName, episode) => steps.beforeRound(stepName, episode),
   });

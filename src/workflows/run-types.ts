@@ -3,13 +3,7 @@
 import type { RetryClass, StepTimeouts } from './retry-classes';
 import type { ActivityCall } from './saga-runtime';
 import type { SagaResult, SagaStatus } from './saga-status';
-import type {
-  ActivityMap,
-  InStepClaim,
-  SagaCompat,
-  SagaDefinition,
-  StepContext,
-} from './saga-types';
+import type { ActivityMap, InStepClaim, SagaDefinition, StepContext } from './saga-types';
 
 /** One entry of the compensation stack: a compensation's call, as data. */
 export interface StackEntry extends ActivityCall {
@@ -35,7 +29,6 @@ export interface RunSpec<TData, TExtra extends object = object> {
   channels?: SagaDefinition<TData, ActivityMap, TExtra>['channels'];
   status?: (data: TData) => TExtra;
   result?: (status: SagaStatus & TExtra) => object;
-  compat?: SagaCompat;
   /**
    * Every compensation a run of this workflow may push, last step first, for a run that
    * compensates on behalf of a closed owner; `ctxOf` gives each its context by name.

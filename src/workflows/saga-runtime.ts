@@ -7,7 +7,6 @@ import {
   continueAsNew,
   executeChild,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -70,7 +69,6 @@ export interface SagaRuntime {
   info(): RunInfo;
   /** Whether the starter set this search attribute. */
   startedWith(key: (typeof SEARCH_ATTRIBUTE)[keyof typeof SEARCH_ATTRIBUTE]): boolean;
-  patched(patchId: string): boolean;
   upsertSearchAttributes(pairs: SearchAttributeUpdatePair[]): void;
   upsertMemo(memo: Record<string, unknown>): void;
   setCurrentDetails(markdown: string): void;
@@ -130,7 +128,6 @@ export function workflowRuntime(): SagaRuntime {
   return {
     info: () => workflowInfo(),
     startedWith: (key) => workflowInfo().typedSearchAttributes.get(key) !== undefined,
-    patched,
     upsertSearchAttributes,
     upsertMemo,
     setCurrentDetails,

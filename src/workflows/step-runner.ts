@@ -43,12 +43,6 @@ export interface StepRunnerContext {
    * run should continue as new there, carrying the step's wait episode.
    */
   beforeRound?(step: string, episode: WaitEpisode): void;
-  /**
-   * False on runs recorded before transient waits existed: they parked on every failure and
-   * kept no memo (orders: `patched('transient-waits-and-attention-memo')`). Asked at each
-   * failure, where those runs asked. Default: always true (no marker).
-   */
-  transientWaits?: () => boolean;
 }
 
 /** How one step is run: its call, business failures, and what a resolve must check first. */
@@ -169,10 +163,9 @@ export function createStepRunner(ctx: StepRunnerContext) {
           endWait();
           throw err;
         }
-        const current = ctx.transientWaits?.() ?? true;
         const cause = describeFailure(err);
         const now = runtime.now();
-        const transient = current ? transientCauseOf(err, episode?.windowMs) : undefined;
+        const transient = transientCauseOf(err, episode?.windowMs);
         if (transient) {
           episode ??= { sinceMs: now, attempts: 0 };
           episode.windowMs = transient.windowMs;
@@ -224,15 +217,14 @@ export function createStepRunner(ctx: StepRunnerContext) {
         status.parked = { step, error: cause, since };
         stalls.current.set(step, 'parked');
         ctx.setStep(visibleStep(stalls, 'needs_attention'));
-        if (current)
-          endWait({
-            state: 'parked',
-            step,
-            cause,
-            since,
-            attempt,
-            action: parkedActionOf(display, status, step),
-          });
+        endWait({
+          state: 'parked',
+          step,
+          cause,
+          since,
+          attempt,
+          action: parkedActionOf(display, status, step),
+        });
         for (;;) {
           await runtime.condition(until);
           const ended = await afterOperator();

@@ -69,7 +69,6 @@ export function scriptedRuntime(
       historyLength: 10,
     }),
     startedWith: () => true,
-    patched: () => true,
     upsertSearchAttributes: (pairs) => {
       for (const p of pairs) if (p.key.name === 'Step') steps.push(p.value as string | null);
     },
