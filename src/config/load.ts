@@ -230,6 +230,10 @@ function toConfig(e: Env) {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      /** WORKER_VERSIONING: `pinned` (worker deployments, runs finish on their build) or `off`. */
+      versioning: e.WORKER_VERSIONING,
+      /** WORKER_DEPLOYMENT_NAME; undefined: the task queue's name. */
+      deploymentName: e.WORKER_DEPLOYMENT_NAME,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,

@@ -177,6 +177,21 @@ export const SETTINGS = {
       "Workflows one worker keeps in its sticky cache. Bounds the worker's memory; an evicted " +
       'workflow is replayed from history on its next task (correct, only slower).',
   },
+  WORKER_VERSIONING: {
+    parse: z.enum(['pinned', 'off'], 'must be pinned or off'),
+    default: 'pinned',
+    doc:
+      'pinned: the worker runs as a build of a Temporal worker deployment (build ID: its ' +
+      "workflow bundle's content hash), each run finishes on the build it started on, and the " +
+      "worker serves older builds' runs from their stored code until they close " +
+      '(docs/deploying.md). off: unversioned (for a server without worker deployments).',
+  },
+  WORKER_DEPLOYMENT_NAME: {
+    parse: nonEmpty,
+    doc:
+      'The Temporal worker deployment this worker is a build of. Default: the task queue ' +
+      '(TEMPORAL_TASK_QUEUE): one deployment per worker service.',
+  },
   BRIDGE_START_CONCURRENCY: {
     parse: positiveInt,
     default: '32',
