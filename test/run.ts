@@ -25,7 +25,7 @@ import {
   PRODUCTION_TOPOLOGY_CHAOS,
   PRODUCTION_TOPOLOGY_FILES,
 } from './topology/suite';
-import { runtimeLoggerInto, testLog } from './support/test-log';
+import { flushRuntimeLog, testLog, testRuntimeOptions } from './support/test-log';
 import { reportTestLogs } from './support/test-log-report';
 
 const ROOT = resolve(__dirname, '..');
@@ -110,7 +110,7 @@ function runMocha(files: string[], grep?: string): Promise<{ passes: number; fai
         runner.on('fail', (_test, err: Error) => {
           if (err?.message === FORBIDDEN.pending) pending++;
         });
-        reportTestLogs(runner, testLog);
+        reportTestLogs(runner, testLog, { flush: flushRuntimeLog });
       }),
     (err: Error & { code?: string }) => {
       throw new LoadError(describeLoadError(err, files));
@@ -138,7 +138,7 @@ async function checkNothingLeft(stack: RunningStack): Promise<string[]> {
 async function main(): Promise<number> {
   // Workers in tests log warnings and errors into the test log, printed only with a failing
   // test (reportTestLogs): the spec reporter is the readable output.
-  Runtime.install({ logger: runtimeLoggerInto(testLog) });
+  Runtime.install(testRuntimeOptions(testLog));
   const { targets, grep } = parseArgs(process.argv.slice(2));
   const files = targets.flatMap(testFiles);
   const needsStack = files.some((f) => !f.startsWith(join(ROOT, 'test', 'unit')));

@@ -18,6 +18,11 @@ export interface TestLogReportOptions {
   dir?: string;
   /** Prints a failing test's log. Default: to stdout, where the spec reporter prints. */
   print?: (text: string) => void;
+  /**
+   * Called as a test ends, before its lines are taken: a logger that holds entries back (the
+   * Temporal Runtime's) hands them over. Default: none.
+   */
+  flush?: () => void;
 }
 
 /**
@@ -34,11 +39,15 @@ export function reportTestLogs(
   const showLines = options.showLines ?? 200;
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   let dir = options.dir;
+  const take = () => {
+    options.flush?.();
+    return log.take();
+  };
   let failures = 0;
-  runner.on(EVENT_TEST_PASS, () => log.take());
+  runner.on(EVENT_TEST_PASS, () => take());
   runner.on(EVENT_TEST_FAIL, (test: Mocha.Runnable) => {
     failures++;
-    const { lines, dropped } = log.take();
+    const { lines, dropped } = take();
     if (lines.length === 0) return;
     let file: string | undefined;
     if (lines.length > showLines || dropped > 0) {
@@ -49,19 +58,14 @@ export function reportTestLogs(
     print(formatTestLog(lines, dropped, showLines, file));
   });
   // After the last test: what its after-all hooks logged passed with them.
-  runner.once(EVENT_RUN_END, () => log.take());
+  runner.once(EVENT_RUN_END, () => take());
 }
 
 /**
  * A failing test's log as printed: a heading, then its last `showLines` lines, each behind a
  * bar and indented under the reporter's line. `file`: where the kept lines were written whole.
  */
-function formatTestLog(
-  kept: string[],
-  dropped: number,
-  showLines: number,
-  file?: string,
-): string {
+function formatTestLog(kept: string[], dropped: number, showLines: number, file?: string): string {
   const shown = kept.slice(-showLines);
   const total = kept.length + dropped;
   const where = file

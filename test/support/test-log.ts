@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { inspect } from 'node:util';
-import { DefaultLogger, type LogEntry } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogEntry, type RuntimeOptions } from '@temporalio/worker';
 import pino, { type Logger } from 'pino';
 
 /**
@@ -50,6 +50,25 @@ export function runtimeLoggerInto(log: TestLog = testLog): DefaultLogger {
     const meta = entry.meta === undefined ? '' : ` ${inspect(entry.meta)}`;
     log.write(`${at} [${entry.level}] ${entry.message}${meta}`);
   });
+}
+
+/**
+ * Options of the test process' Temporal Runtime: its logger writes into `log`, and the SDK
+ * core's own warnings (a workflow task a test makes fail, say) are forwarded to it rather
+ * than printed by the core on stderr.
+ */
+export function testRuntimeOptions(log: TestLog = testLog): RuntimeOptions {
+  return { logger: runtimeLoggerInto(log), telemetryOptions: { logging: { forward: {} } } };
+}
+
+/**
+ * Hands the entries the Runtime's logger holds on to its downstream logger: with forwarding
+ * on, it keeps each entry 100 ms to sort the core's and the SDK's by time, so a test's last
+ * warnings would otherwise reach the test log after the test has ended.
+ */
+export function flushRuntimeLog(): void {
+  const { logger } = Runtime.instance();
+  if ('flush' in logger && typeof logger.flush === 'function') logger.flush();
 }
 
 /**

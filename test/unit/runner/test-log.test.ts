@@ -86,6 +86,18 @@ describe('test log: lines kept per test, printed only for a failure', () => {
     }
   });
 
+  it('takes what a buffering logger still holds as the test ends', () => {
+    const held: string[] = [];
+    const runner = new Mocha.Runner(new Mocha.Suite('a suite'));
+    const log = new TestLog();
+    const printed: string[] = [];
+    const flush = () => held.splice(0).forEach((line) => log.write(line));
+    reportTestLogs(runner, log, { print: (text) => printed.push(text), flush });
+    held.push('held back by the logger');
+    runner.emit(EVENT_TEST_FAIL, new Mocha.Test('fails', () => undefined), new Error('boom'));
+    assert.match(printed.join(''), /\| held back by the logger\n/);
+  });
+
   it('drops what is logged after the last test when the run ends', () => {
     const { runner, log, printed, test } = reported();
     log.write('logged by an after-all hook');
