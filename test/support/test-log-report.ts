@@ -66,7 +66,11 @@ export function reportTestLogs(
  * bar and indented under the reporter's line. `file`: where the kept lines were written whole.
  */
 function formatTestLog(kept: string[], dropped: number, showLines: number, file?: string): string {
-  const shown = kept.slice(-showLines);
+  let shown = kept.slice(-showLines);
+  // A cut inside an entry (a stack trace's middle) starts the window at the next entry: a line
+  // not indented, and not the `}` that closes an entry.
+  const entry = shown.findIndex((l) => /^[^\s}]/.test(l));
+  if (shown.length < kept.length && entry > 0) shown = shown.slice(entry);
   const total = kept.length + dropped;
   const where = file
     ? `; ${kept.length === total ? 'all' : `the last ${kept.length}`} in ${file}`

@@ -86,6 +86,21 @@ describe('test log: lines kept per test, printed only for a failure', () => {
     }
   });
 
+  it('starts a cut log at an entry, not inside a stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'test-log-'));
+    try {
+      const { runner, log, printed, test } = reported({ showLines: 3, dir });
+      log.write('first [WARN] Activity failed {\n  error: Error: declined\n      at one\n}');
+      log.write('second [WARN] Activity failed {}');
+      runner.emit(EVENT_TEST_FAIL, test('fails'), new Error('boom'));
+      const [heading, ...shown] = printed[0]!.trimEnd().split('\n');
+      assert.deepEqual(shown, ['      | second [WARN] Activity failed {}']);
+      assert.match(heading!, /\(the last 1 of 5 lines; all in \S+\):$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('takes what a buffering logger still holds as the test ends', () => {
     const held: string[] = [];
     const runner = new Mocha.Runner(new Mocha.Suite('a suite'));
