@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import Mocha from 'mocha';
 import { startPreparedStack } from '../harness/setup/dev-stack';
 import { killStackNow, readStackState, type RunningStack } from '../harness/stack/stack';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { isAlive } from '../harness/stack/processes';
 import { isPortFree } from '../harness/stack/ports';
 import {
@@ -25,6 +25,8 @@ import {
   PRODUCTION_TOPOLOGY_CHAOS,
   PRODUCTION_TOPOLOGY_FILES,
 } from './topology/suite';
+import { flushRuntimeLog, testLog, testRuntimeOptions } from './support/test-log';
+import { reportTestLogs } from './support/test-log-report';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -108,6 +110,7 @@ function runMocha(files: string[], grep?: string): Promise<{ passes: number; fai
         runner.on('fail', (_test, err: Error) => {
           if (err?.message === FORBIDDEN.pending) pending++;
         });
+        reportTestLogs(runner, testLog, { flush: flushRuntimeLog });
       }),
     (err: Error & { code?: string }) => {
       throw new LoadError(describeLoadError(err, files));
@@ -133,8 +136,9 @@ async function checkNothingLeft(stack: RunningStack): Promise<string[]> {
 }
 
 async function main(): Promise<number> {
-  // Workers in tests log only warnings and errors; the spec reporter is the readable output.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Workers in tests log warnings and errors into the test log, printed only with a failing
+  // test (reportTestLogs): the spec reporter is the readable output.
+  Runtime.install(testRuntimeOptions(testLog));
   const { targets, grep } = parseArgs(process.argv.slice(2));
   const files = targets.flatMap(testFiles);
   const needsStack = files.some((f) => !f.startsWith(join(ROOT, 'test', 'unit')));

@@ -1,7 +1,6 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { createClient } from '../../src/temporal/connection';
 import type { Kafka, IHeaders } from 'kafkajs';
-import pino from 'pino';
 import type pg from 'pg';
 import type { Config } from '../../src/config';
 import { createPool } from '../../src/db/pool';
@@ -17,6 +16,7 @@ import { waitFor } from '../../src/util/wait';
 import { dlqTopicOf } from '../../src/events/dlq-topic';
 import { readTopicsToEnd } from '../../src/kafka/topic-reader';
 import { testConfig, uniqueName } from './services';
+import { testPinoLogger } from './test-log';
 
 /** One record of a DLQ topic as a test reads it: headers as text (the first value of a repeat). */
 export interface DlqRead {
@@ -46,12 +46,9 @@ export class BridgeHarness {
   constructor(overrides: Partial<Config['bridge']> = {}) {
     const base = testConfig();
     this.config = { ...base, bridge: { ...base.bridge, metricsPort: 0, ...overrides } };
-    // Rebalances in these tests are deliberate; their KafkaJS "errors" go to a silent logger.
-    this.kafka = createKafka(
-      this.config.kafka,
-      'test',
-      pino({ level: process.env.BRIDGE_TEST_LOG ?? 'silent' }),
-    );
+    // Rebalances in these tests are deliberate: their KafkaJS "errors" go to the test log,
+    // printed only when the test fails.
+    this.kafka = createKafka(this.config.kafka, 'test', testPinoLogger('kafkajs'));
   }
 
   async setUp(partitions = 3): Promise<this> {
@@ -72,7 +69,7 @@ export class BridgeHarness {
       kafka: this.kafka,
       client: options.client ?? this.client,
       pool: options.pool ?? this.pool,
-      log: pino({ level: process.env.BRIDGE_TEST_LOG ?? 'silent' }),
+      log: testPinoLogger('bridge'),
       routes: options.routes ?? DEFAULT_ROUTES,
       ledgerSchema: this.schema,
       topics: [this.topic],

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { BridgeHarness } from './bridge-harness';
+import { logChildOutput } from './test-log';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -30,6 +31,7 @@ export function spawnBridge(
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  logChildOutput(child, 'bridge');
   return Object.assign(child, { output: () => output });
 }
 

@@ -9,6 +9,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { testConfig, uniqueName } from './services';
+import { testPinoLogger } from './test-log';
 
 /**
  * The admin token of every sandbox a test starts (the admin API is closed without one): the
@@ -32,14 +33,19 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
   return { schema, pool };
 }
 
-/** The sandbox providers on an ephemeral port, backed by the given test schema. */
+/**
+ * The sandbox providers on an ephemeral port, backed by the given test schema; what
+ * `npm run providers` would log of a failed request goes to the test log.
+ */
 export function startTestProviders(
   db: TestDatabase,
   options: Omit<StartProvidersOptions, 'pool'> = {},
 ): Promise<RunningProviders> {
+  const log = testPinoLogger('providers');
   return startProviders({
     reapIntervalMs: 0,
     adminToken: TEST_ADMIN_TOKEN,
+    onError: (err) => log.error({ err }, 'provider request failed'),
     ...options,
     pool: db.pool,
   });

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { waitFor } from '../../src/util/wait';
 import type { OrderEnv } from './order-env';
 import { uniqueName } from './services';
+import { logChildOutput } from './test-log';
 import { workflowBundle } from './workflow-bundle';
 
 /** A worker child process of a test, with its output kept for failure messages. */
@@ -49,6 +50,7 @@ export async function spawnOrderWorker(
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  logChildOutput(child, 'worker');
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   await waitFor(() => out.includes('worker-ready') || child.exitCode !== null, {
     timeoutMs: 60_000,
