@@ -14,7 +14,13 @@ export const TRANSIENT_FAILURE_TYPES = [
   'IdempotencyKeyInUseError',
   // Kafka without a leader, a timeout, not enough in-sync replicas (src/activities/kafka.ts).
   'KafkaUnavailableError',
+  // Our Postgres going, gone or busy: a failover, a restart (src/worker/database-outage.ts).
+  'DatabaseUnavailableError',
 ] as const;
+
+/** The transient failure of a step whose own database is going, gone or busy. */
+export const DATABASE_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] =
+  'DatabaseUnavailableError';
 
 /** The transient failure of a publishing step: Kafka could not take the record just now. */
 export const KAFKA_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] = 'KafkaUnavailableError';

@@ -6,6 +6,7 @@ import type { ActivityDeps } from '../activities';
 import { createEventProducer } from '../activities/kafka';
 import { storeBuild } from '../db/workflow-build-store';
 import { buildDrains, type BuildDrainsOptions } from './build-drains';
+import { DatabaseOutageInterceptor } from './database-outage';
 import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
@@ -71,13 +72,25 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const bundle =
     options.workflowBundle ??
     (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() }));
+  const tracing = workerTracingOptions();
+  const outage = new DatabaseOutageInterceptor({
+    windowMs:
+      options.deps.providers?.transientRetryWindowMs ?? config.orders.transientRetryWindowMs,
+    intervalMs:
+      options.deps.providers?.transientRetryIntervalMs ?? config.orders.transientRetryIntervalMs,
+  });
   const common = {
     connection: options.connection,
     namespace: config.temporal.namespace,
     // Same converter as every client: histories hold only ciphertext (issue 17).
     dataConverter: dataConverterFor(config),
     taskQueue,
-    ...workerTracingOptions(),
+    ...tracing,
+    interceptors: {
+      ...tracing.interceptors,
+      // A database failover waits like a provider outage (src/worker/database-outage.ts).
+      activity: [...(tracing.interceptors?.activity ?? []), () => ({ inbound: outage })],
+    },
     // Provider URL from config unless the caller injected its own (tests run their own sandbox);
     // the transient retry window from config unless the injected providers name one.
     activities: activitiesOfDomains(domains, {
@@ -110,7 +123,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
         defaultVersioningBehavior: 'PINNED',
       },
     });
-  if (buildId !== undefined) await storeBuild(options.deps.pool, buildId, code!);
+  // The build's code must be stored before its runs could outlive its workers; a worker that
+  // starts while the database is down (a failover) stores it once the database is back.
+  const stored = buildId === undefined ? undefined : storeBuildWhenUp(options, buildId, code!);
   const worker =
     buildId === undefined
       ? await Worker.create({ ...common, workflowBundle: bundle })
@@ -140,6 +155,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
       drains?.start();
       await running;
     } finally {
+      stored?.stop();
       await drains?.stop();
       await ownProducer?.close();
       await running.catch(() => undefined);
@@ -157,6 +173,29 @@ function bundleCodeOf(bundle: WorkerOptions['workflowBundle']): string {
 /** The build ID: the bundle's content hash (the same code is the same build). */
 export function buildIdOf(code: string): string {
   return createHash('sha256').update(code).digest('hex').slice(0, 24);
+}
+
+/** Stores the build now, or every 5 s until the database answers; stop() gives up. */
+function storeBuildWhenUp(options: CreateWorkerOptions, buildId: string, code: string) {
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  const attempt = () =>
+    storeBuild(options.deps.pool, buildId, code).then(
+      () => {
+        done = true;
+      },
+      (err: unknown) => {
+        (options.log ?? silentLog).error({ err, buildId }, 'storing the build failed; retrying');
+        if (!done) timer = setTimeout(() => void attempt(), 5000).unref();
+      },
+    );
+  void attempt();
+  return {
+    stop: () => {
+      done = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
 }
 
 /** A logger that drops everything (tests that create workers without one). */

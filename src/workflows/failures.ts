@@ -47,9 +47,9 @@ export const TIMEOUT_FALLBACK_WINDOW_MS = 60 * 60 * 1000;
  * mid-call) uses the window this step has learned, else TIMEOUT_FALLBACK_WINDOW_MS.
  */
 export function transientCauseOf(err: unknown, knownWindowMs?: number): TransientCause | undefined {
-  if (!(err instanceof ActivityFailure)) return;
-  const cause = err.cause;
-  if (cause instanceof TimeoutFailure)
+  // A regular activity's failure wraps its cause; a local activity's may be the cause itself.
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure && err instanceof ActivityFailure)
     return { windowMs: knownWindowMs ?? TIMEOUT_FALLBACK_WINDOW_MS };
   if (!(cause instanceof ApplicationFailure)) return;
   if (!(TRANSIENT_FAILURE_TYPES as readonly string[]).includes(cause.type ?? '')) return;
