@@ -43,6 +43,8 @@ export interface StackPaths {
   providersAdminToken: string;
   /** Pids and addresses of a running stack, for `stack:stop` and for reuse. */
   stateFile: string;
+  /** The pinned Node.js scripts/ensure-node.sh installs when the machine's is older. */
+  node: string;
 }
 
 /** The stack's folders under `root`: ONCEFLOW_STATE_DIR, else `.onceflow/` (src/config owns the rule). */
@@ -63,6 +65,7 @@ export function stackPaths(root = localStackDir(process.env)): StackPaths {
     encryptionKeys: resolve(r, 'encryption-keys'),
     providersAdminToken: resolve(r, 'providers-admin-token'),
     stateFile: localStackFileIn(r),
+    node: resolve(r, 'node'),
   };
 }
 
@@ -80,5 +83,6 @@ export function stackPathsSharingInstalls(
     bin: installs.bin,
     cache: installs.cache,
     kafkaLibs: installs.kafkaLibs,
+    node: installs.node,
   };
 }
