@@ -8,6 +8,7 @@ import { HEADER } from '../events/envelope';
 import type { RouteTable } from '../events/routes';
 import { firstHeaderText } from '../events/headers';
 import { translateMessage, type TranslateOptions } from '../events/translate';
+import { routesOfTopic } from '../events/routes';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
   formatCoordinates,
@@ -142,7 +143,9 @@ async function readTopicFacts(
       }
       oldest = Math.min(oldest, Number(message.timestamp));
       const coordinates = formatCoordinates(topic, partition, message.offset);
-      const t = translateMessage(message, options.routes, options.translateOptions);
+      // Each topic's routes, with their framing, as the bridge reads them.
+      const routes = routesOfTopic(options.routes, topic, options.topics);
+      const t = translateMessage(message, routes, options.translateOptions);
       if (t.kind === 'poison') {
         if (subjectOf(message).startsWith(prefix))
           poison.push({ coordinates, reason: t.reason, key: message.key?.toString() ?? null });
