@@ -20,6 +20,8 @@ export const VERSIONS = {
   temporalUiServer: '2.54.1',
   /** io.zipkin:zipkin-server (exec jar), the trace viewer started with ONCEFLOW_TRACING=on. */
   zipkin: '3.6.1',
+  /** io.apicurio:apicurio-registry-app (`all` tar.gz), the local Schema Registry (Java 21+). */
+  apicurioRegistry: '3.3.3',
 } as const;
 
 /** The git-ignored folder that holds binaries, jars, data and logs of the dev stack. */

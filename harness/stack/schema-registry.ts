@@ -1,0 +1,114 @@
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VERSIONS, type StackPaths } from './paths';
+import { ensureAptPackages } from './apt';
+import { findJava, MIN_REGISTRY_JAVA } from './java';
+import { spawnService } from './processes';
+import { runCommand } from './run-command';
+import { StackSettingError } from './topology';
+import { waitFor } from '../../src/util/wait';
+
+/**
+ * The local stack's Schema Registry: Apicurio Registry (io.apicurio:apicurio-registry-app,
+ * classifier `all`, a Quarkus fast-jar) from Maven Central, on a Java 21 or newer, schemas kept
+ * in memory (a dev registry: they go with it). onceflow's bridge reads its Confluent-compatible
+ * API at `/apis/ccompat/v7`; Apicurio's own serdes use `/apis/registry/v3`.
+ */
+
+/** The setting that turns it off (`off`); on by default: its cost is small (docs/development.md). */
+export const SCHEMA_REGISTRY_STACK_SETTING = 'ONCEFLOW_SCHEMA_REGISTRY';
+
+/** Whether the stack runs a registry: ONCEFLOW_SCHEMA_REGISTRY=on (the default) or off. */
+export function registryWanted(env: NodeJS.ProcessEnv): boolean {
+  const value = (env[SCHEMA_REGISTRY_STACK_SETTING] ?? '').trim().toLowerCase();
+  if (value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new StackSettingError(SCHEMA_REGISTRY_STACK_SETTING, `must be on or off, got "${value}"`);
+}
+
+/** What the registry runs from: its unpacked fast-jar and the Java that runs it. */
+export interface RegistryInstall {
+  dir: string;
+  java: string;
+}
+
+/** Unpacks Apicurio once (Maven verifies the download's checksum) into the state folder. */
+export async function installSchemaRegistry(
+  paths: StackPaths,
+  log: (m: string) => void,
+): Promise<RegistryInstall> {
+  const java = await findJava(MIN_REGISTRY_JAVA);
+  const dir = join(paths.cache, `apicurio-registry-${VERSIONS.apicurioRegistry}`);
+  const marker = join(dir, '.complete');
+  if (existsSync(marker)) return { dir, java };
+  await ensureAptPackages({ mvn: 'maven' }, log);
+  log(`installing Apicurio Registry ${VERSIONS.apicurioRegistry} from Maven Central`);
+  const tmp = join(paths.cache, `apicurio-${process.pid}.tmp`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    const artifact = `apicurio-registry-app-${VERSIONS.apicurioRegistry}-all.tar.gz`;
+    await runCommand('mvn', [
+      '-q',
+      '-B',
+      'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy',
+      `-Dartifact=io.apicurio:apicurio-registry-app:${VERSIONS.apicurioRegistry}:tar.gz:all`,
+      `-DoutputDirectory=${tmp}`,
+    ]);
+    const unpacked = join(tmp, 'app');
+    mkdirSync(unpacked);
+    await runCommand('tar', ['-xzf', join(tmp, artifact), '-C', unpacked]);
+    if (!existsSync(join(unpacked, 'quarkus-run.jar')))
+      throw new Error(`Apicurio install incomplete: no quarkus-run.jar in ${artifact}`);
+    writeFileSync(join(unpacked, '.complete'), `${VERSIONS.apicurioRegistry}\n`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(unpacked, dir);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return { dir, java };
+}
+
+/** The registry's Confluent-compatible API, as SCHEMA_REGISTRY_URL names it. */
+export function registryApiUrl(port: number): string {
+  return `http://127.0.0.1:${port}/apis/ccompat/v7`;
+}
+
+/**
+ * Starts Apicurio on loopback, its heap bounded so it fits beside the brokers on a small
+ * machine, its management interface off (it would listen on all interfaces, on a fixed port).
+ * Returns the pid.
+ */
+export function startSchemaRegistry(
+  paths: StackPaths,
+  install: RegistryInstall,
+  port: number,
+  logName = 'schema-registry',
+): number {
+  return spawnService({
+    name: logName,
+    command: install.java,
+    args: ['-Xms64m', '-Xmx384m', '-XX:+UseSerialGC', '-jar', 'quarkus-run.jar'],
+    cwd: install.dir,
+    logFile: join(paths.logs, `${logName}.log`),
+    env: {
+      ...process.env,
+      QUARKUS_HTTP_HOST: '127.0.0.1',
+      QUARKUS_HTTP_PORT: String(port),
+      QUARKUS_MANAGEMENT_ENABLED: 'false',
+      // Schemas in memory, as Apicurio's default; no telemetry, no browser UI links.
+      QUARKUS_OTEL_ENABLED: 'false',
+    },
+  });
+}
+
+/** Waits until the Confluent-compatible API answers. */
+export async function waitForSchemaRegistry(port: number, timeoutMs: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const res = await fetch(`${registryApiUrl(port)}/subjects`);
+      return res.status === 200;
+    },
+    { timeoutMs, intervalMs: 250, what: `Apicurio Registry on 127.0.0.1:${port}` },
+  );
+}
