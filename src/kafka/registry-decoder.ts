@@ -1,7 +1,8 @@
 // The Schema Registry side of the bridge: values in the Confluent wire format (a zero byte, a
 // 4-byte schema ID, the Avro, Protobuf or JSON Schema payload) decoded into the JSON a route
 // validates. The client library (@confluentinc/schemaregistry: the wire format's owner's, with
-// Protobuf's message indexes) brings about 300 modules; it is loaded on the first
+// Protobuf's message indexes, which protobufjs decodes: registry-protobuf.ts) brings about 300
+// modules; it is loaded on the first
 // createRegistryDecoder, so a bridge without a registry never carries it.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
@@ -13,6 +14,7 @@ import type { Deserializer } from '@confluentinc/schemaregistry/dist/serde/serde
 import type { SchemaRegistryConfig } from '../config/schema-registry';
 import { wireFormatSchemaId, type DecodedValue, type SchemaFormat } from '../events/message-value';
 import { toJsonValue } from './registry-json';
+import { parseProtoSchema, type ProtoSchema } from './registry-protobuf';
 
 /** What decoding one value gave: the decoded value, or why its bytes are poison. */
 export type RegistryDecoding =
@@ -48,7 +50,6 @@ export class SchemaRegistryError extends Error {
 
 type Library = typeof import('@confluentinc/schemaregistry/dist/schemaregistry-client') &
   typeof import('@confluentinc/schemaregistry/dist/serde/avro') &
-  typeof import('@confluentinc/schemaregistry/dist/serde/protobuf') &
   typeof import('@confluentinc/schemaregistry/dist/serde/json') &
   typeof import('@confluentinc/schemaregistry/dist/serde/serde') &
   typeof import('@confluentinc/schemaregistry/dist/rest-error');
@@ -59,7 +60,6 @@ function loadLibrary(): Library {
   return {
     ...(require(`${dist}/schemaregistry-client`) as object),
     ...(require(`${dist}/serde/avro`) as object),
-    ...(require(`${dist}/serde/protobuf`) as object),
     ...(require(`${dist}/serde/json`) as object),
     ...(require(`${dist}/serde/serde`) as object),
     ...(require(`${dist}/rest-error`) as object),
@@ -127,29 +127,35 @@ export function createRegistryDecoder(config: SchemaRegistryConfig): RegistryDec
   const lib = loadLibrary();
   const client = createClient(lib, config);
   const deserializers = new Map<SchemaFormat, Deserializer>();
-  const deserializerFor = (format: SchemaFormat): Deserializer => {
+  const deserializerFor = (format: 'AVRO' | 'JSON'): Deserializer => {
     let d = deserializers.get(format);
     if (d) return d;
     const conf = {} as never;
-    if (format === 'PROTOBUF') d = new lib.ProtobufDeserializer(client, lib.SerdeType.VALUE, conf);
-    else if (format === 'JSON')
+    if (format === 'JSON')
       d = new lib.JsonDeserializer(client, lib.SerdeType.VALUE, { validate: true } as never);
     else d = new lib.AvroDeserializer(client, lib.SerdeType.VALUE, conf);
     deserializers.set(format, d);
     return d;
   };
-  const asJson = (format: SchemaFormat, d: Deserializer, raw: unknown): unknown => {
-    if (format !== 'PROTOBUF') return toJsonValue(raw);
-    // Protobuf's own JSON mapping: field JSON names, enums by name, 64-bit integers as
-    // decimal text, bytes base64; fields at their zero value included, so two encodings of one
-    // message fingerprint alike.
-    const { toJson } = require('@bufbuild/protobuf') as typeof import('@bufbuild/protobuf'); // eslint-disable-line @typescript-eslint/no-require-imports
-    const message = raw as { $typeName: string };
-    const desc = (d as InstanceType<Library['ProtobufDeserializer']>).fileRegistry.getMessage(
-      message.$typeName,
-    );
-    if (!desc) throw new Error(`message type ${message.$typeName} is not in its schema`);
-    return toJson(desc, message as never, { alwaysEmitImplicit: true });
+  // Parsed .proto files by schema ID (registry-protobuf.ts says why not the library's own).
+  const protoSchemas = new Map<number, ProtoSchema>();
+  const protoSchemaOf = async (schemaId: number, info: SchemaInfo): Promise<ProtoSchema> => {
+    let schema = protoSchemas.get(schemaId);
+    if (schema) return schema;
+    const references: string[] = [];
+    for (const ref of info.references ?? []) {
+      const referenced = await client.getSchemaMetadata(ref.subject!, ref.version!);
+      references.push(referenced.schema!);
+    }
+    schema = parseProtoSchema(info.schema, references);
+    protoSchemas.set(schemaId, schema);
+    return schema;
+  };
+  const decodeProtobuf = async (schemaId: number, info: SchemaInfo, value: Buffer) => {
+    const id = new lib.SchemaId('PROTOBUF');
+    const headerBytes = id.fromBytes(value);
+    const schema = await protoSchemaOf(schemaId, info);
+    return schema.decode(id.messageIndexes ?? [0], value.subarray(headerBytes));
   };
 
   return {
@@ -169,15 +175,14 @@ export function createRegistryDecoder(config: SchemaRegistryConfig): RegistryDec
         );
       }
       const format = formatOf(info);
-      const deserializer = deserializerFor(format);
       try {
-        const raw: unknown = await deserializer.deserialize(topic, value);
-        return {
-          ok: true,
-          decoded: { value: asJson(format, deserializer, raw), schemaId, format },
-        };
+        const decoded =
+          format === 'PROTOBUF'
+            ? await decodeProtobuf(schemaId, info, value)
+            : toJsonValue(await deserializerFor(format).deserialize(topic, value));
+        return { ok: true, decoded: { value: decoded, schemaId, format } };
       } catch (err) {
-        // A reference the schema names, or Protobuf's serialized form, is fetched here too.
+        // A schema a Protobuf schema references is fetched here too.
         if (isRequestFailure(lib, err))
           throw new SchemaRegistryError(
             config.url,
