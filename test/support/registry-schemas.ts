@@ -1,36 +1,11 @@
 /**
- * The schemas registry tests write with: OrderPlaced as Avro and as Protobuf (the fields of
- * src/domains/orders/order-events.ts, so the order route validates the decoded value as it
- * is), and a small account event in two compatible versions (v2 adds an optional field).
+ * The schemas registry tests write with: OrderPlaced as Avro (the demo's) and as Protobuf
+ * (the fields of src/domains/orders/order-events.ts, so the order route validates the
+ * decoded value as it is), and a small account event in two compatible versions (v2 adds an
+ * optional field).
  */
 
-export const ORDER_PLACED_AVRO = JSON.stringify({
-  type: 'record',
-  name: 'OrderPlaced',
-  namespace: 'onceflow.test',
-  fields: [
-    { name: 'orderId', type: 'string' },
-    { name: 'customerId', type: 'string' },
-    { name: 'email', type: 'string' },
-    { name: 'currency', type: 'string' },
-    {
-      name: 'items',
-      type: {
-        type: 'array',
-        items: {
-          type: 'record',
-          name: 'OrderLine',
-          fields: [
-            { name: 'sku', type: 'string' },
-            { name: 'quantity', type: 'int' },
-            { name: 'unitPriceMinor', type: 'long' },
-          ],
-        },
-      },
-    },
-    { name: 'totalMinor', type: 'long' },
-  ],
-});
+export { ORDER_PLACED_AVRO } from '../../harness/tools/order-avro';
 
 export const ORDER_PLACED_PROTO = `syntax = "proto3";
 package onceflow.test;
