@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { VERSIONS, type StackPaths } from './paths';
 import { ensureAptPackages } from './apt';
-import { findJava, MIN_REGISTRY_JAVA } from './java';
+import { findJava, JavaNotFoundError, MIN_REGISTRY_JAVA } from './java';
 import { spawnService } from './processes';
 import { runCommand } from './run-command';
 import { StackSettingError } from './topology';
@@ -15,15 +15,28 @@ import { waitFor } from '../../src/util/wait';
  * API at `/apis/ccompat/v7`; Apicurio's own serdes use `/apis/registry/v3`.
  */
 
-/** The setting that turns it off (`off`); on by default: its cost is small (docs/development.md). */
+/**
+ * The stack's setting for it: `auto` (the default) runs it when a Java 21+ is found, `on`
+ * requires it, `off` skips it. On by default: its cost is small (docs/development.md).
+ */
 export const SCHEMA_REGISTRY_STACK_SETTING = 'ONCEFLOW_SCHEMA_REGISTRY';
 
-/** Whether the stack runs a registry: ONCEFLOW_SCHEMA_REGISTRY=on (the default) or off. */
-export function registryWanted(env: NodeJS.ProcessEnv): boolean {
+export type RegistryMode = 'auto' | 'on' | 'off';
+
+/** ONCEFLOW_SCHEMA_REGISTRY as a mode; anything else is a setting error naming it. */
+export function registryMode(env: NodeJS.ProcessEnv): RegistryMode {
   const value = (env[SCHEMA_REGISTRY_STACK_SETTING] ?? '').trim().toLowerCase();
-  if (value === '' || value === 'on') return true;
-  if (value === 'off') return false;
-  throw new StackSettingError(SCHEMA_REGISTRY_STACK_SETTING, `must be on or off, got "${value}"`);
+  if (value === '') return 'auto';
+  if (value === 'auto' || value === 'on' || value === 'off') return value;
+  throw new StackSettingError(
+    SCHEMA_REGISTRY_STACK_SETTING,
+    `must be auto, on or off, got "${value}"`,
+  );
+}
+
+/** Whether the stack tries to run a registry at all. */
+export function registryWanted(env: NodeJS.ProcessEnv): boolean {
+  return registryMode(env) !== 'off';
 }
 
 /** What the registry runs from: its unpacked fast-jar and the Java that runs it. */
@@ -36,8 +49,17 @@ export interface RegistryInstall {
 export async function installSchemaRegistry(
   paths: StackPaths,
   log: (m: string) => void,
-): Promise<RegistryInstall> {
-  const java = await findJava(MIN_REGISTRY_JAVA);
+  mode: RegistryMode = 'auto',
+): Promise<RegistryInstall | undefined> {
+  let java: string;
+  try {
+    java = await findJava(MIN_REGISTRY_JAVA);
+  } catch (err) {
+    // `auto` on a machine without Java 21+: the stack runs without a registry, and says so.
+    if (!(err instanceof JavaNotFoundError) || mode === 'on') throw err;
+    log(`no schema registry: ${err.message}`);
+    return undefined;
+  }
   const dir = join(paths.cache, `apicurio-registry-${VERSIONS.apicurioRegistry}`);
   const marker = join(dir, '.complete');
   if (existsSync(marker)) return { dir, java };

@@ -40,6 +40,7 @@ import { installZipkin, startZipkin, waitForZipkin, zipkinSettings } from './zip
 import {
   installSchemaRegistry,
   registryApiUrl,
+  registryMode,
   registryWanted,
   startSchemaRegistry,
 } from './schema-registry';
@@ -211,7 +212,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     external.kafka ? undefined : installKafka(paths, log),
     external.postgres ? undefined : installPostgres(paths, log),
     tracing ? installZipkin(paths, log) : undefined,
-    registry ? installSchemaRegistry(paths, log) : undefined,
+    registry ? installSchemaRegistry(paths, log, registryMode(env)) : undefined,
   ]);
   log(`installed in ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
 

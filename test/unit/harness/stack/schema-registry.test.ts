@@ -1,6 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { javaMajorOf } from '../../../../harness/stack/java';
-import { registryApiUrl, registryWanted } from '../../../../harness/stack/schema-registry';
+import {
+  registryApiUrl,
+  registryMode,
+  registryWanted,
+} from '../../../../harness/stack/schema-registry';
 import { StackSettingError } from '../../../../harness/stack/topology';
 
 describe('stack: the schema registry and its Java', () => {
@@ -11,9 +15,10 @@ describe('stack: the schema registry and its Java', () => {
     assert.equal(javaMajorOf('no java here'), undefined);
   });
 
-  it('runs unless ONCEFLOW_SCHEMA_REGISTRY=off; anything else is a setting error', () => {
+  it('runs unless ONCEFLOW_SCHEMA_REGISTRY=off (auto by default); anything else is a setting error', () => {
+    assert.equal(registryMode({}), 'auto');
     assert.equal(registryWanted({}), true);
-    assert.equal(registryWanted({ ONCEFLOW_SCHEMA_REGISTRY: 'on' }), true);
+    assert.equal(registryMode({ ONCEFLOW_SCHEMA_REGISTRY: 'on' }), 'on');
     assert.equal(registryWanted({ ONCEFLOW_SCHEMA_REGISTRY: 'OFF' }), false);
     assert.throws(() => registryWanted({ ONCEFLOW_SCHEMA_REGISTRY: 'maybe' }), StackSettingError);
   });
