@@ -1,9 +1,25 @@
 /**
  * `onceflow/workflow`: the workflow side of the engine's public API, for a domain's workflows
  * module (bundled into Temporal's sandbox: it imports only @temporalio/workflow and pure
- * helpers). A saga is a step table; its run is the workflow function's body.
+ * helpers). A workflow is plain code over declared steps (defineWorkflow), or a step table
+ * (defineSaga) for sagas that fit on one screen; both run on the same step primitive.
  */
-export { defineSaga, runSaga, type Saga } from './workflows/saga';
+export { defineWorkflow, runWorkflow } from './workflows/define-workflow';
+export { defineSaga, runSaga, type EntityWorkflow, type Saga } from './workflows/saga';
+export { StepFailure } from './workflows/run-errors';
+export { WorkflowDefinitionError } from './workflows/names';
+export type {
+  ActivityStepDeclaration,
+  CompensationContext,
+  CompensationDeclaration,
+  PublishDeclaration,
+  StepDeclaration,
+  StepFunction,
+  StepInput,
+  WorkflowContext,
+  WorkflowDefinition,
+} from './workflows/workflow-types';
+export type { WaitOptions } from './workflows/run-waits';
 export type {
   ActivityMap,
   AnyCall,
@@ -11,8 +27,11 @@ export type {
   ClaimOutcome,
   Compensation,
   InStepClaim,
+  PublishStep,
+  RowCondition,
   SagaCompat,
   SagaDefinition,
+  SagaRow,
   SagaStep,
   SettleCall,
   StepContext,
@@ -41,6 +60,8 @@ export {
   proxyOwn,
   proxyOwnLocal,
   type RetryClass,
+  type StepTimeouts,
 } from './workflows/retry-classes';
 export { describeFailure } from './workflows/failures';
+export type { PublishEventResult } from './activities/publish-contract';
 export type { EventMeta, EventWorkflowInput } from './events/workflow-input';

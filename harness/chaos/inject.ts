@@ -12,6 +12,7 @@ import { describeFault, faultDetail, type ScheduledFault } from './schedule';
 import { letTimePass, type TimePassesContext, type TimePassesReport } from './time-passes';
 import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { applyTopologyFault, withKafka } from './topology-faults';
+import { cancelThroughTemporal } from './temporal-cancel';
 
 export interface InjectContext {
   fleet: Fleet;
@@ -140,6 +141,16 @@ async function apply(ctx: InjectContext, f: ScheduledFault): Promise<string | vo
     }
     case 'temporal-restart':
       return restartTemporal(ctx.stack);
+    case 'temporal-cancel': {
+      const memories = ctx.memories;
+      if (!memories) throw new FaultInjectionError("temporal-cancel needs the run's client");
+      return cancelThroughTemporal({
+        client: memories.client,
+        prefix: memories.prefix,
+        seed: ctx.seed,
+        atMs: f.atMs,
+      });
+    }
     case 'postgres-restart':
       return restartPostgres(ctx.stack);
   }

@@ -19,6 +19,11 @@ export type FaultKind =
    * expired; then the bridge reads the source topic again from the beginning.
    */
   | 'time-passes'
+  /**
+   * Operators cancel running orders and payouts through Temporal itself (one by one, and in a
+   * batch job): harness/chaos/temporal-cancel.ts.
+   */
+  | 'temporal-cancel'
   /** Faults of the three-broker cluster only (harness/chaos/topology-faults.ts). */
   | TopologyFaultKind;
 
@@ -79,6 +84,9 @@ export function buildSchedule(seed: number, durationMs: number): ScheduledFault[
   // Drawn last, so the seeds' earlier faults keep their moments. Mid-run, while events still
   // flow, between the Temporal and the Postgres restarts.
   schedule.push({ atMs: at(0.55, 0.6), kind: 'time-passes', target: 'memories', forMs: 0 });
+  // Drawn after every earlier fault, so their moments stay those of the seed.
+  schedule.push({ atMs: at(0.25, 0.35), kind: 'temporal-cancel', target: 'runs', forMs: 0 });
+  schedule.push({ atMs: at(0.65, 0.75), kind: 'temporal-cancel', target: 'runs', forMs: 0 });
   return schedule.sort((a, b) => a.atMs - b.atMs);
 }
 

@@ -1,7 +1,9 @@
 import type pg from 'pg';
-import type { ClaimVerdict } from '../db/entity-claim';
+import { judgeClaim, type ClaimCandidate, type ClaimVerdict } from '../db/entity-claim';
 import {
   claimEntityOnce,
+  findClaim,
+  type EntityRef,
   settleClaim as settleEntityClaim,
   type ClaimEntityInput,
   type SettleClaimInput,
@@ -19,6 +21,16 @@ export function createClaimActivities(deps: { pool: pg.Pool }) {
     /** Claims the entity for the run (or as cancelled), or names the run that owns it. */
     async claimEntity(input: ClaimEntityInput): Promise<ClaimVerdict> {
       return claimEntityOnce(deps.pool, input);
+    },
+    /**
+     * The claim's verdict on the run without claiming (`none`: nobody claimed the entity): an
+     * operator's resolve of a domain's claiming step is checked with it.
+     */
+    async findClaimVerdict(
+      input: EntityRef & ClaimCandidate,
+    ): Promise<ClaimVerdict | { kind: 'none' }> {
+      const claim = await findClaim(deps.pool, input);
+      return claim ? judgeClaim(claim, input) : { kind: 'none' };
     },
     /** The owner's last word on its entity: completed, cancelled, a business outcome. */
     async settleClaim(input: SettleClaimInput): Promise<SettleClaimResult> {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '../config';
 import { createClaimActivities } from './claims';
+import type { EventProducer } from './kafka';
 import type { ProviderClientOptions } from './provider-http';
 import { createSystemActivities } from './system';
 
@@ -16,6 +17,11 @@ export interface ActivityDeps {
   providers?: ProviderClientOptions;
   /** The worker's settings, for a domain's activities that read their own. Set by createWorker. */
   config?: Config;
+  /**
+   * The producer of publishing steps. Default: createWorker's own, on the configured Kafka,
+   * connected at the first publish and closed when the worker stops.
+   */
+  producer?: EventProducer;
 }
 
 /**

@@ -1,4 +1,4 @@
-// The agreement between the provider activities and the order workflows about transient
+// The agreement between the engine's activities (providers, Kafka) and the workflows about transient
 // causes. Pure (no imports): workflow code reads it to tell "wait and retry" from "park".
 
 /**
@@ -12,7 +12,12 @@ export const TRANSIENT_FAILURE_TYPES = [
   'ProviderRateLimitedError',
   'ProviderUnavailableError',
   'IdempotencyKeyInUseError',
+  // Kafka without a leader, a timeout, not enough in-sync replicas (src/activities/kafka.ts).
+  'KafkaUnavailableError',
 ] as const;
+
+/** The transient failure of a publishing step: Kafka could not take the record just now. */
+export const KAFKA_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] = 'KafkaUnavailableError';
 
 /**
  * The first detail of a transient ApplicationFailure. `windowMs` is the worker's

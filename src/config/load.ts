@@ -272,6 +272,8 @@ function toConfig(e: Env) {
     orders: {
       /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long a step retries a transient cause. */
       transientRetryWindowMs: e.ORDER_TRANSIENT_RETRY_WINDOW,
+      /** ORDERS_EVENTS_TOPIC: where the order domain publishes its events. */
+      eventsTopic: e.ORDERS_EVENTS_TOPIC,
     },
     tracing: {
       /** ONCEFLOW_TRACING=on: spans are made and exported (src/tracing). */

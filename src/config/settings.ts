@@ -281,6 +281,13 @@ export const SETTINGS = {
       '(Stripe keeps them 24 h): a key sent again later acts again, as at a real provider. ' +
       'The order claim, not the provider, is what keeps an order from acting twice.',
   },
+  ORDERS_EVENTS_TOPIC: {
+    parse: nonEmpty,
+    default: 'order-events',
+    doc:
+      'Topic the order domain publishes OrderFulfilled to (a publishing step: event ID = the ' +
+      "step's key, record key = the order ID). Created by `npm run setup` beside the source topics.",
+  },
   ORDER_TRANSIENT_RETRY_WINDOW: {
     parse: duration,
     default: '1h',

@@ -1,6 +1,8 @@
 import { isAbsolute } from 'node:path';
 import type pg from 'pg';
 import type { ActivityDeps } from '../activities';
+import type { Config } from '../config';
+import { DOMAIN_NAME } from '../workflows/names';
 import type { Route } from '../events/routes';
 
 /** A domain's activities: plain async functions taking one input object. */
@@ -90,12 +92,16 @@ export interface DomainSpec {
    * @example ops: { workflow: 'giftCard', cancelSignal: 'cancelCard', statusQuery: 'cardStatus' }
    */
   ops?: DomainOps;
+  /**
+   * The topic of each event type its workflows publish (a publishing step), or how the
+   * worker's settings name it. Default: it publishes nothing.
+   * @example publishes: { GiftCardIssued: 'gift-card-events' }
+   */
+  publishes?: Readonly<Record<string, string | ((config: Config) => string)>>;
 }
 
 /** A registered domain (defineDomain's result). */
 export type Domain = Readonly<DomainSpec>;
-
-const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
 /** A domain that cannot work as declared; names the domain and what is wrong. */
 export class DomainDefinitionError extends Error {
@@ -117,7 +123,7 @@ export class DomainDefinitionError extends Error {
  */
 export function defineDomain(spec: DomainSpec): Domain {
   const problems: string[] = [];
-  if (!NAME.test(spec.name)) problems.push('name must be lower-case letters, digits and -');
+  if (!DOMAIN_NAME.test(spec.name)) problems.push('name must be lower-case letters, digits and -');
   if (spec.routes.length === 0) problems.push('routes: at least one');
   const types = spec.routes.map((r) => r.eventType);
   const repeated = types.filter((t, i) => types.indexOf(t) !== i);

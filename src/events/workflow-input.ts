@@ -17,4 +17,9 @@ export interface EventMeta {
 export interface EventWorkflowInput<TData> {
   data: TData;
   event: EventMeta;
+  /**
+   * Set on a run started to compensate another (`npx onceflow <domain> cancel` of a run that
+   * closed unfinished): it starts cancelled, by this operator, for this reason.
+   */
+  cancel?: { reason: string; by?: string; at?: string };
 }

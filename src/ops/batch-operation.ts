@@ -22,6 +22,7 @@ export interface BatchTarget {
 /** The operation of a batch, as StartBatchOperationRequest spells it. */
 export type BatchOperation =
   | { signalOperation: temporal.api.batch.v1.IBatchOperationSignal }
+  | { cancellationOperation: temporal.api.batch.v1.IBatchOperationCancellation }
   | { unpauseActivitiesOperation: temporal.api.batch.v1.IBatchOperationUnpauseActivities };
 
 /** What the server counted for a finished batch job. */

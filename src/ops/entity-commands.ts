@@ -33,6 +33,7 @@ import {
 import { nextCommandsOf } from './orders-commands';
 import { queryStatus } from './order-status';
 import { ACTIONABLE_STEPS } from './signal-outcomes';
+import { cancelClosed, UNFINISHED_STATUSES, unfinishedLine } from './closed-run';
 import { checkPrefix } from './bulk-selection';
 import {
   formatFields,
@@ -178,8 +179,13 @@ export async function showEntity(
   const handle = run && client.workflow.getHandle(run.workflowId, run.runId);
   const described = await handle?.describe();
   const running = described?.status.name === 'RUNNING';
+  // A run that closed unfinished or cancelled answers the query too (a worker replays it):
+  // what it did, and how it ended.
+  const unfinished = [...UNFINISHED_STATUSES, 'CANCELLED'].includes(described?.status.name ?? '');
   const live =
-    handle && running ? await queryStatus<SagaStatus>(handle, domain.statusQuery) : undefined;
+    handle && (running || unfinished)
+      ? await queryStatus<SagaStatus>(handle, domain.statusQuery)
+      : undefined;
   const status = live && !('error' in live) ? live : undefined;
   const result =
     handle && described?.status.name === 'COMPLETED'
@@ -240,7 +246,13 @@ export async function showEntity(
     ...(attention ? [attentionLine(attention)] : []),
     ['last error', attention?.cause],
     ...operatorActionLines(operatorActions),
-    ['next', nextOf(domain, entityId, step, attention)],
+    [
+      'next',
+      (run &&
+        described &&
+        unfinishedLine({ ...run, status: described.status.name }, domain.name, status, claim)) ||
+        nextOf(domain, entityId, step, attention),
+    ],
     ['status from', seen.detail],
     ...Object.entries(status?.keys ?? {}).map(([s, k]): [string, string] => [`key ${s}`, k]),
     ['Web UI', uiUrl],
@@ -285,6 +297,8 @@ export async function signalEntity(
   const run = await requireRun(ctx, domain, entityId);
   const handle = (await ctx.temporal()).workflow.getHandle(run.workflowId, run.runId);
   const described = await handle.describe();
+  if (action === 'cancel' && UNFINISHED_STATUSES.includes(described.status.name))
+    return cancelClosed(ctx, domain, run, described.status.name, operator);
   if (described.status.name !== 'RUNNING')
     throw new InvalidStateError(
       `${domain.entity} ${entityId} is ${described.status.name}, not running`,

@@ -25,6 +25,9 @@ import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
 import { operatorActionLines, readOperatorActions } from './operator-history';
 import { ACTIONABLE_STEPS } from './signal-outcomes';
+import { cancelClosed, UNFINISHED_STATUSES, unfinishedLine } from './closed-run';
+import { ORDERS_DOMAIN } from '../domains/orders/workflows/order-claim';
+import type { SagaStatus } from '../workflows/saga-status';
 import { queryStatus } from './order-status';
 import {
   buildOrderQuery,
@@ -146,7 +149,10 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
       .filter((i) => i.workflowId !== run?.workflowId)
       .map((i) => ({ workflowId: i.workflowId, status: i.status.name, step: stepOf(i) })),
   );
-  const live = handle && running ? await queryStatus(handle) : undefined;
+  // A run that closed unfinished or cancelled answers the query too (a worker replays it):
+  // what it did, and how it ended.
+  const unfinished = [...UNFINISHED_STATUSES, 'CANCELLED'].includes(described?.status.name ?? '');
+  const live = handle && (running || unfinished) ? await queryStatus(handle) : undefined;
   const result =
     handle && described?.status.name === 'COMPLETED'
       ? await (handle.result() as Promise<OrderResult>).catch(() => undefined)
@@ -235,7 +241,18 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     ...(attention ? [attentionLine(attention)] : []),
     ['last error', attention?.cause],
     ...operatorActionLines(operatorActions),
-    ['next', nextOf(orderId, step, attention)],
+    [
+      'next',
+      (run &&
+        described &&
+        unfinishedLine(
+          { ...run, entityId: orderId, status: described.status.name },
+          'orders',
+          status as unknown as SagaStatus | undefined,
+          claim ? { ...claim, domain: ORDERS_DOMAIN, entityId: orderId } : undefined,
+        )) ||
+        nextOf(orderId, step, attention),
+    ],
     ['status from', seen.detail],
     ['provider ledger', ledgerLine],
     ['reservation', reservationLine],
@@ -289,6 +306,14 @@ export async function signalOrder(
   const run = await findOrderRun(client, ctx.db(), orderId);
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
   const described = await handle.describe();
+  if (action === 'cancel' && UNFINISHED_STATUSES.includes(described.status.name))
+    return cancelClosed(
+      ctx,
+      { name: ORDERS_DOMAIN, entity: 'order' },
+      { ...run, entityId: orderId },
+      described.status.name,
+      operator,
+    );
   if (described.status.name !== 'RUNNING') {
     throw new InvalidStateError(
       `order ${orderId} is ${described.status.name}, not running` +

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { OrderActivities as Activities } from '../domains/orders/activities';
+import { PUBLISH_ACTIVITY } from '../activities/publish-contract';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import type { StepName } from '../domains/orders/workflows/order-definitions';
@@ -21,11 +22,12 @@ import { parseDuration, parsePositiveInt, UsageError } from './output';
 /** The activity type behind each step, and the Step values while it runs. */
 export const STEP_ACTIVITY: Record<
   StepName,
-  { activityType: keyof Activities; orderSteps: string[] }
+  { activityType: keyof Activities | typeof PUBLISH_ACTIVITY; orderSteps: string[] }
 > = {
   reserve: { activityType: 'reserveInventory', orderSteps: ['reserving'] },
   charge: { activityType: 'chargePayment', orderSteps: ['charging'] },
   email: { activityType: 'sendEmail', orderSteps: ['emailing'] },
+  announce: { activityType: PUBLISH_ACTIVITY, orderSteps: ['announce'] },
   refund: { activityType: 'refundPayment', orderSteps: ['compensating'] },
   release: { activityType: 'releaseInventory', orderSteps: ['compensating'] },
 };

@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import type { ActivityDeps } from '../activities';
+import { createEventProducer } from '../activities/kafka';
 import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
@@ -48,7 +49,10 @@ export interface CreateWorkerOptions {
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const { config, domains } = options;
   checkWorkflowExports(domains);
-  return Worker.create({
+  // Publishing steps share one producer, connected at the first publish; made here unless the
+  // caller brings its own, and then closed when the worker stops.
+  const ownProducer = options.deps.producer ? undefined : createEventProducer(config.kafka);
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: config.temporal.namespace,
     // Same converter as every client: histories hold only ciphertext (issue 17).
@@ -63,6 +67,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     // the transient retry window from config unless the injected providers name one.
     activities: activitiesOfDomains(domains, {
       config,
+      ...(ownProducer ? { producer: ownProducer } : {}),
       ...options.deps,
       providers: {
         url: config.providers.url,
@@ -74,4 +79,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
   });
+  if (ownProducer) {
+    const run = worker.run.bind(worker);
+    worker.run = () => run().finally(() => ownProducer.close());
+  }
+  return worker;
 }

@@ -58,6 +58,14 @@ export function currentDetailsOf(display: SagaDisplay, status: SagaStatus): stri
       `**key** ${markdownCode(status.keys[w.step] ?? '')}`,
     );
   }
+  if (status.pausedFor) {
+    const p = status.pausedFor;
+    lines.push(
+      p.kind === 'sleep'
+        ? `**sleeping** (${markdownCode(p.label)}) until ${p.until}`
+        : `**awaiting** ${markdownCode(p.label)} (${p.kind}) until ${p.until}; past it the run goes on without it`,
+    );
+  }
   if (status.parked) {
     lines.push(
       `**last error** (${status.parked.step}, since ${status.parked.since}): ${markdownCode(status.parked.error)}`,

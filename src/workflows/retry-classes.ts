@@ -8,6 +8,7 @@ import {
   type ActivityOptions,
   type LocalActivityOptions,
 } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
 import { BUG_FAILURES } from '../activities/failure-types';
 
 /** A step's retry class. */
@@ -96,4 +97,42 @@ export function proxyOwn<A extends object>(nonRetryable?: readonly string[]) {
  */
 export function proxyOwnLocal<A extends object>(nonRetryable?: readonly string[]) {
   return proxyLocalActivities<A>(ownBudget(nonRetryable));
+}
+
+/** A step's own timeouts, over its class's (the provider it calls decides what is long). */
+export interface StepTimeouts {
+  /**
+   * How long one attempt may take. Default: the class's (`foreign` 15 s, `own` 10 s).
+   * @example timeout: '2 minutes'
+   */
+  timeout?: Duration;
+  /**
+   * How long the activity may go without a heartbeat before the attempt counts as failed
+   * (the activity calls `heartbeat()` from @temporalio/activity). Default: none.
+   * @example heartbeat: '10 seconds'
+   */
+  heartbeat?: Duration;
+}
+
+/**
+ * The activity options of one call: its class's budget, the step's own business failures as
+ * non-retryable (never another step's), and the step's own timeouts.
+ */
+export function activityOptionsOf(
+  retry: RetryClass | 'settle',
+  call: { nonRetryable?: readonly string[]; timeouts?: StepTimeouts },
+): ActivityOptions {
+  const base =
+    retry === 'settle'
+      ? SETTLE_BUDGET
+      : retry === 'foreign'
+        ? foreignBudget(call.nonRetryable)
+        : ownBudget(call.nonRetryable);
+  return {
+    ...base,
+    ...(call.timeouts?.timeout !== undefined ? { startToCloseTimeout: call.timeouts.timeout } : {}),
+    ...(call.timeouts?.heartbeat !== undefined
+      ? { heartbeatTimeout: call.timeouts.heartbeat }
+      : {}),
+  } as ActivityOptions;
 }

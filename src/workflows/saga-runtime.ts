@@ -2,21 +2,26 @@
 // (steps, compensation stack, waits, parking) stays plain code that a unit test can drive with
 // a scripted runtime, and `workflowRuntime` is the real one. Workflow code.
 import {
+  CancellationScope,
   condition,
+  executeChild,
   getExternalWorkflowHandle,
   patched,
+  proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   sleep,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
+  type ActivityOptions,
   type QueryDefinition,
   type SignalDefinition,
 } from '@temporalio/workflow';
-import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { SearchAttributeUpdatePair, UpdateDefinition } from '@temporalio/common';
 import type { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import type { RetryClass } from './retry-classes';
+import { activityOptionsOf, type RetryClass, type StepTimeouts } from './retry-classes';
 import type { CancelRequest, SagaStatus } from './saga-status';
 
 /** The run as the claim knows it, and what a reset changes. */
@@ -42,6 +47,18 @@ export interface ActivityCall {
   local: boolean;
   /** The Web UI's one line for the call: the entity and the key. */
   summary: string;
+  /** Business failure types of this step: not retried, they end the step (its own only). */
+  nonRetryable?: readonly string[];
+  /** This step's own timeouts, over its class's. */
+  timeouts?: StepTimeouts;
+}
+
+/** A child workflow of a step: its type, ID and input. */
+export interface ChildCall {
+  workflowType: string;
+  workflowId: string;
+  input: unknown;
+  summary: string;
 }
 
 export interface SagaRuntime {
@@ -52,32 +69,57 @@ export interface SagaRuntime {
   upsertSearchAttributes(pairs: SearchAttributeUpdatePair[]): void;
   upsertMemo(memo: Record<string, unknown>): void;
   setCurrentDetails(markdown: string): void;
-  condition(until: () => boolean, timeoutMs?: number): Promise<boolean>;
+  condition(until: () => boolean, timeoutMs?: number, summary?: string): Promise<boolean>;
   sleep(ms: number): Promise<void>;
   /** Workflow time in ms (deterministic on replay). */
   now(): number;
   execute(call: ActivityCall): Promise<unknown>;
+  /**
+   * Runs a child workflow; `abandon` (asked while it runs) cancels it: Temporal asks the child
+   * to cancel and the promise ends with the child's cancellation.
+   */
+  executeChild(call: ChildCall, cancelWhen: () => boolean): Promise<unknown>;
   signal(
     workflowId: string,
     signal: SignalDefinition<[CancelRequest]>,
     request: CancelRequest,
   ): Promise<void>;
   onSignal<A extends unknown[]>(signal: SignalDefinition<A>, handler: (...args: A) => void): void;
+  onUpdate<A extends unknown[]>(
+    update: UpdateDefinition<unknown, A>,
+    handler: (...args: A) => void,
+    validate: (...args: A) => void,
+  ): void;
   onQuery(query: QueryDefinition<SagaStatus>, handler: () => SagaStatus): void;
+  /**
+   * Temporal's own cancellation of the run (Web UI "Request Cancellation", `temporal workflow
+   * cancel`, a batch cancel): `handler` runs once when it is requested.
+   */
+  onCancelRequested(handler: () => void): void;
+  /**
+   * Runs `fn` where Temporal's cancellation cannot interrupt it: the saga notices a
+   * cancellation itself (onCancelRequested), finishes or waits out the call in flight, and
+   * unwinds; nothing is abandoned half-way with its outcome unknown.
+   */
+  shielded<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/** Activity proxies of one saga, by retry class and locality (declared once per module). */
-export type SagaProxies = Record<
-  RetryClass | 'settle',
-  Record<'remote' | 'local', Record<string, Proxied>>
->;
-
 interface Proxied {
-  executeWithOptions(options: { summary: string }, args: unknown[]): Promise<unknown>;
+  executeWithOptions(options: object, args: unknown[]): Promise<unknown>;
 }
 
 /** The runtime of a workflow run: Temporal's workflow API. */
-export function workflowRuntime(proxies: SagaProxies): SagaRuntime {
+export function workflowRuntime(): SagaRuntime {
+  // The run's root scope, where Temporal's cancellation lands (the saga itself runs shielded).
+  const root = CancellationScope.current();
+  // One proxy each: every call passes its whole options (deepMerge replaces arrays).
+  const remote = proxyActivities({ startToCloseTimeout: '10 seconds' }) as unknown as Record<
+    string,
+    Proxied
+  >;
+  const local = proxyLocalActivities({
+    startToCloseTimeout: '10 seconds',
+  }) as unknown as Record<string, Proxied>;
   return {
     info: () => workflowInfo(),
     startedWith: (key) => workflowInfo().typedSearchAttributes.get(key) !== undefined,
@@ -85,18 +127,41 @@ export function workflowRuntime(proxies: SagaProxies): SagaRuntime {
     upsertSearchAttributes,
     upsertMemo,
     setCurrentDetails,
-    condition: (until, timeoutMs) =>
-      timeoutMs === undefined ? condition(until).then(() => true) : condition(until, timeoutMs),
+    condition: (until, timeoutMs, summary) =>
+      timeoutMs === undefined
+        ? condition(until).then(() => true)
+        : summary === undefined
+          ? condition(until, timeoutMs)
+          : condition(until, timeoutMs, { summary }),
     sleep: (ms) => sleep(ms),
     now: () => Date.now(),
-    execute: (call) =>
-      proxies[call.retry][call.local ? 'local' : 'remote'][call.activity]!.executeWithOptions(
-        { summary: call.summary },
+    execute: (call) => {
+      const options: ActivityOptions = activityOptionsOf(call.retry, call);
+      return (call.local ? local : remote)[call.activity]!.executeWithOptions(
+        { ...options, summary: call.summary },
         [call.input],
-      ),
+      );
+    },
+    executeChild: (call, cancelWhen) => {
+      const scope = new CancellationScope();
+      // Conditions cost no command: the child is asked to cancel once the saga is.
+      void condition(cancelWhen).then(() => scope.cancel());
+      return scope.run(() =>
+        executeChild(call.workflowType, {
+          workflowId: call.workflowId,
+          args: [call.input],
+          staticSummary: call.summary,
+        }),
+      );
+    },
     signal: (workflowId, signal, request) =>
       getExternalWorkflowHandle(workflowId).signal(signal, request),
     onSignal: (signal, handler) => setHandler(signal, handler),
+    onUpdate: (update, handler, validate) => setHandler(update, handler, { validator: validate }),
     onQuery: (query, handler) => setHandler(query, handler),
+    onCancelRequested: (handler) => {
+      root.cancelRequested.catch(handler);
+    },
+    shielded: (fn) => CancellationScope.nonCancellable(fn),
   };
 }

@@ -19,6 +19,13 @@ export interface OperatorAction {
   reason?: string;
   /** When it was asked (ISO); default: the workflow time the signal arrived. */
   at?: string;
+  /**
+   * retry / resolve: the stalled step it means. Default: every stalled step for a retry, the
+   * only stalled step for a resolve (steps that run at once may stall together).
+   */
+  step?: string;
+  /** resolve: the step's result as the operator confirms it, for code that reads it. */
+  result?: unknown;
 }
 
 /**
@@ -37,6 +44,8 @@ export interface RecordedOperatorAction {
    */
   step?: string;
   key?: string;
+  /** Set when the run did not act on it, and why (a resolve the claim refuses, say). */
+  refused?: string;
 }
 
 /**
@@ -88,7 +97,10 @@ export interface SagaStatus {
   waiting?: { step: string; cause: string; since: string; attempt: number; nextTryAt: string };
   /** Every operator action received (retry, resolve, cancel), in order. */
   operatorActions?: RecordedOperatorAction[];
-  cancellation?: { reason: string; requestedAt: string };
+  /** Set once a cancellation arrived; `byTemporal` when it came through Temporal's own cancel. */
+  cancellation?: { reason: string; requestedAt: string; byTemporal?: boolean };
+  /** Set while the run sleeps or waits for a signal or update (its label, until when). */
+  pausedFor?: { label: string; kind: 'sleep' | 'signal' | 'update'; until: string };
   /**
    * Set when another run owns the entity (outcome duplicate or conflict): the owner's workflow
    * ID, first execution run ID and payload fingerprint, how the entity settled (when its claim

@@ -2,7 +2,7 @@
 import type { QueryDefinition, SignalDefinition } from '@temporalio/workflow';
 import type { ClaimCandidate, ClaimRecord, ClaimVerdict } from '../db/entity-claim';
 import type { EventMeta } from '../events/workflow-input';
-import type { RetryClass } from './retry-classes';
+import type { RetryClass, StepTimeouts } from './retry-classes';
 import type { CancelRequest, SagaStatus } from './saga-status';
 
 /** A domain's activities: plain async functions taking one input object. */
@@ -77,36 +77,74 @@ export type Compensation<TData, A extends ActivityMap> = AnyCall<TData, A> & {
 
 /** One row of a saga's step table. */
 export type SagaStep<TData, A extends ActivityMap, TStatus = SagaStatus> = {
-  [K in keyof A]: CallSpec<TData, A, K> & {
-    /**
-     * The step's name: its key is `<kind>:<entityId>:<name>`, its recovery point says it.
-     * @example name: 'charge'
-     */
-    name: string;
-    /**
-     * What the status says while it runs. Default: the name.
-     * @example running: 'charging'
-     */
-    running?: string;
-    /**
-     * Business failures (ApplicationFailure types) that end the run with an outcome instead
-     * of parking: the run unwinds what was done and settles its claim with the outcome.
-     * @example failures: { PaymentDeclined: 'declined' }
-     */
-    failures?: Readonly<Record<string, string>>;
-    /**
-     * Undoes the step when a later step fails for a business reason or the run is cancelled.
-     * Pushed on the compensation stack before the call (its outcome may be unknown).
-     * @example compensate: { name: 'refund', activity: 'refundPayment', retry: 'foreign', input: ({ data, key }) => ({ key, orderId: data.orderId }) }
-     */
-    compensate?: Compensation<TData, A>;
-    /**
-     * Reads the step's result into the status (the query's answer).
-     * @example done: (result, status) => { status.chargeId = result.chargeId }
-     */
-    done?: (result: Awaited<ReturnType<A[K]>>, status: TStatus) => void;
-  };
+  [K in keyof A]: CallSpec<TData, A, K> &
+    StepTimeouts &
+    RowCondition<TData> & {
+      /**
+       * The step's name: its key is `<kind>:<entityId>:<name>`, its recovery point says it.
+       * @example name: 'charge'
+       */
+      name: string;
+      /**
+       * What the status says while it runs. Default: the name.
+       * @example running: 'charging'
+       */
+      running?: string;
+      /**
+       * Business failures (ApplicationFailure types) that end the run with an outcome instead
+       * of parking: the run unwinds what was done and settles its claim with the outcome.
+       * @example failures: { PaymentDeclined: 'declined' }
+       */
+      failures?: Readonly<Record<string, string>>;
+      /**
+       * Undoes the step when a later step fails for a business reason or the run is cancelled.
+       * Pushed on the compensation stack before the call (its outcome may be unknown).
+       * @example compensate: { name: 'refund', activity: 'refundPayment', retry: 'foreign', input: ({ data, key }) => ({ key, orderId: data.orderId }) }
+       */
+      compensate?: Compensation<TData, A>;
+      /**
+       * Reads the step's result into the status (the query's answer).
+       * @example done: (result, status) => { status.chargeId = result.chargeId }
+       */
+      done?: (result: Awaited<ReturnType<A[K]>>, status: TStatus) => void;
+    };
 }[keyof A];
+
+/** When a row runs. */
+export interface RowCondition<TData> {
+  /**
+   * Runs the row only for some runs (asked when the table reaches it). Default: every run.
+   * @example when: ({ data }) => data.giftWrap === true
+   */
+  when?: (ctx: StepContext<TData>) => boolean;
+}
+
+/**
+ * A row that publishes an event: the step's key is its event ID and the entity its record
+ * key, so a consumer keyed by event ID (a onceflow bridge) acts on it once however often the
+ * step runs. The topic is the domain's (`defineDomain({ publishes })`).
+ */
+export interface PublishStep<TData, TStatus = SagaStatus> extends RowCondition<TData> {
+  /**
+   * The step's name: the event ID is `<kind>:<entityId>:<name>`.
+   * @example name: 'announce'
+   */
+  name: string;
+  /**
+   * The event type it publishes.
+   * @example publish: 'OrderFulfilled'
+   */
+  publish: string;
+  /**
+   * The event's data, from the run's context and status.
+   * @example data: ({ data }, status) => ({ orderId: data.orderId, chargeId: status.chargeId })
+   */
+  data: (ctx: StepContext<TData>, status: TStatus) => object;
+}
+
+/** A row of the table: a call of one of the domain's activities, or a publication. */
+export type SagaRow<TData, A extends ActivityMap, TStatus = SagaStatus> =
+  SagaStep<TData, A, TStatus> | PublishStep<TData, TStatus>;
 
 /** The owner's settlement call: how the entity ended, recorded on its claim. */
 export type SettleCall<TData, A extends ActivityMap> = {
@@ -174,6 +212,12 @@ export interface SagaCompat {
 /** A saga: the entity it acts on once, its step table, its claim. */
 export interface SagaDefinition<TData, A extends ActivityMap, TExtra extends object = object> {
   /**
+   * The workflow type: the name it is exported under and routes start it by (a client may
+   * start it by the function, which carries this name).
+   * @example name: 'giftCard'
+   */
+  name: string;
+  /**
    * The domain it belongs to: the same name as its defineDomain (claims are kept under it).
    * @example domain: 'giftcards'
    */
@@ -193,7 +237,7 @@ export interface SagaDefinition<TData, A extends ActivityMap, TExtra extends obj
    * unwound in reverse on a business failure or a cancellation.
    * @example steps: [issue, notify]
    */
-  steps: ReadonlyArray<SagaStep<TData, A, SagaStatus & TExtra>>;
+  steps: ReadonlyArray<SagaRow<TData, A, SagaStatus & TExtra>>;
   /**
    * How the entity is claimed. Default: the engine claims it with a local activity before the
    * first step (`claimEntity`), and settles it with another at the end (`settleClaim`).

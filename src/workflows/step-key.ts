@@ -1,11 +1,9 @@
 // Idempotency keys from the business entity and its step. Pure (workflow code derives keys).
 import { sha256Hex, utf8Bytes } from '../util/sha256';
+import { KEY_NAME } from './names';
 
 /** Longest idempotency key we send: Stripe's limit, and the sandbox provider's. */
 export const MAX_KEY_LENGTH = 255;
-
-/** A key's kind or step: a short name a header carries as it is. */
-const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 /**
  * Characters an entity ID keeps in a key: printable ASCII except `%`, which escapes everything
@@ -33,7 +31,7 @@ function escapeKeyPart(text: string): string {
  * a short lower-case name (a programming error, caught by the first test that runs the step).
  */
 export function stepKey(kind: string, entityId: string, step: string): string {
-  if (!NAME.test(kind) || !NAME.test(step)) {
+  if (!KEY_NAME.test(kind) || !KEY_NAME.test(step)) {
     throw new TypeError(
       `key kind ${JSON.stringify(kind)} and step ${JSON.stringify(step)} must be lower-case names`,
     );
@@ -46,4 +44,13 @@ export function stepKey(kind: string, entityId: string, step: string): string {
   // Never cut an escape (`%C3`) in half: the head stays valid, readable text.
   const head = escaped.slice(0, room).replace(/%[0-9A-F]?$/, '');
   return `${kind}:${head}~${hash}:${step}`;
+}
+
+/** Every named step's key for one entity: what a run's `status.keys` holds. */
+export function keysFor(
+  kind: string,
+  entityId: string,
+  names: readonly string[],
+): Readonly<Record<string, string>> {
+  return Object.fromEntries(names.map((n) => [n, stepKey(kind, entityId, n)]));
 }

@@ -4,7 +4,8 @@
 // runner waits on a durable timer and runs another fast phase, with the same idempotency key,
 // until the worker's transient window is spent; only then does the step park. Anything else
 // that is not a business outcome parks at once (a 422, another 4xx, an unknown error). A
-// parked step waits for an operator: retryStep, resolveStep or the cancellation. Workflow code.
+// parked step waits for an operator: retryStep, resolveStep or the cancellation. Steps may run
+// at once; each waits and parks on its own (stalls.ts). Workflow code.
 import type { SagaDisplay } from './details';
 import { parkedActionOf, waitingActionOf } from './details';
 import { businessFailureOf, describeFailure, transientCauseOf } from './failures';
@@ -17,18 +18,21 @@ import {
   type SagaStatus,
   type WaitedMemo,
 } from './saga-status';
+import { visibleStep, type Stalls } from './stalls';
 
 export type StepOutcome<T> =
-  { kind: 'done'; value: T } | { kind: 'resolved' } | { kind: 'cancelled' };
+  { kind: 'done'; value: T } | { kind: 'resolved'; value?: unknown } | { kind: 'cancelled' };
 
 export interface StepRunnerContext {
   runtime: SagaRuntime;
   display: SagaDisplay;
   status: SagaStatus;
   setStep(step: string): void;
-  /** The operator's latest retry/resolve request; the runner consumes it. */
-  pending: { action?: 'retry' | 'resolve' };
+  /** The stalled steps and the operator's requests for them; the runner consumes requests. */
+  stalls: Stalls;
   cancelled(): boolean;
+  /** Records that an operator's resolve of `step` was refused, and why. */
+  refuse(step: string, reason: string): void;
   /**
    * False on runs recorded before transient waits existed: they parked on every failure and
    * kept no memo (orders: `patched('transient-waits-and-attention-memo')`). Asked at each
@@ -37,65 +41,101 @@ export interface StepRunnerContext {
   transientWaits?: () => boolean;
 }
 
-/** runStep for one run; keeps the memo (`attention`, `waited`) in step with it. */
+/** How one step is run: its call, business failures, and what a resolve must check first. */
+export interface StepRun<T> {
+  step: string;
+  /** What the status says while it runs. */
+  running: string;
+  call: () => Promise<T>;
+  /** Business failure types: thrown to the saga instead of parking. */
+  failures?: readonly string[];
+  /**
+   * Run when an operator resolves the step: its value is the step's; a throw refuses the
+   * resolve (the step stays parked) with the error as the reason.
+   */
+  verifyResolve?: () => Promise<unknown>;
+}
+
+/** runStep for one run; keeps the memo (`attention`, `waited`) in step with its stalls. */
 export function createStepRunner(ctx: StepRunnerContext) {
-  const { status, runtime, display } = ctx;
+  const { status, runtime, display, stalls } = ctx;
   const iso = (ms: number) => new Date(ms).toISOString();
+  /** Each stalled step's attention; the memo shows the latest. */
+  const attentions = new Map<string, Attention>();
   let attentionSet = false;
   const waited: WaitedMemo = { totalMs: 0, maxMs: 0 };
 
   /**
-   * One memo upsert: the new attention (or its removal, only if one was set, so a run that
-   * never waited records no memo command) and, when a wait ends, the waited totals.
+   * One memo upsert: the step's new attention (or its removal, only if one was set, so a run
+   * that never waited records no memo command) and, when a wait ends, the waited totals.
    */
-  function updateMemo(attention: Attention | undefined, endedWaitMs?: number): void {
+  function updateMemo(step: string, attention: Attention | undefined, endedWaitMs?: number) {
+    if (attention) attentions.set(step, attention);
+    else attentions.delete(step);
+    const shown = attention ?? [...attentions.values()].pop();
     const memo: Record<string, unknown> = {};
-    if (attention || attentionSet) memo[ATTENTION_MEMO] = attention;
+    if (shown || attentionSet) memo[ATTENTION_MEMO] = shown;
     if (endedWaitMs !== undefined) {
       waited.totalMs += endedWaitMs;
       waited.maxMs = Math.max(waited.maxMs, endedWaitMs);
       memo[WAITED_MEMO] = { ...waited };
     }
-    attentionSet = attention !== undefined;
+    attentionSet = shown !== undefined;
     if (Object.keys(memo).length > 0) runtime.upsertMemo(memo);
+  }
+
+  /** Leaves the stall: the step's own waiting/parked status only, another step's stays. */
+  function unstall(step: string) {
+    stalls.current.delete(step);
+    if (status.waiting?.step === step) status.waiting = undefined;
+    if (status.parked?.step === step) status.parked = undefined;
   }
 
   /**
    * Runs one step: `call` until it succeeds, a business failure of `failures` ends it (thrown
    * to the saga), an operator resolves it, or the run is cancelled while it waits or parks.
    */
-  return async function runStep<T>(
-    step: string,
-    running: string,
-    call: () => Promise<T>,
-    failures: readonly string[] = [],
-  ): Promise<StepOutcome<T>> {
+  return async function runStep<T>(run: StepRun<T>): Promise<StepOutcome<T>> {
+    const { step, running, call, failures = [] } = run;
     /** The current wait episode: since the step's first transient failure. */
     let episode: { sinceMs: number; attempts: number } | undefined;
     let knownWindowMs: number | undefined;
     const endWait = (attention?: Attention) => {
       const ms = episode ? runtime.now() - episode.sinceMs : undefined;
       episode = undefined;
-      updateMemo(attention, ms);
+      updateMemo(step, attention, ms);
     };
-    /** After a wait or park: cancel and resolve end the step; retry (or a timer) loops. */
-    const afterOperator = (): StepOutcome<never> | undefined => {
-      const action = ctx.pending.action;
-      ctx.pending.action = undefined;
+    /**
+     * After a wait or park: cancel and resolve end the step, a refused resolve keeps it where
+     * it is, retry (or a timer) runs it again.
+     */
+    const afterOperator = async (): Promise<StepOutcome<never> | 'again' | 'refused'> => {
+      const request = stalls.pending.get(step);
+      stalls.pending.delete(step);
       if (ctx.cancelled()) {
+        unstall(step);
         endWait();
         return { kind: 'cancelled' };
       }
-      if (action === 'resolve') {
-        endWait();
-        status.recoveryPoints.push({ step, at: iso(runtime.now()), how: 'resolved' });
-        return { kind: 'resolved' };
+      if (request?.action !== 'resolve') return 'again';
+      let value = request.result;
+      if (run.verifyResolve) {
+        try {
+          value = await run.verifyResolve();
+        } catch (err) {
+          ctx.refuse(step, describeFailure(err));
+          return 'refused';
+        }
       }
-      return undefined;
+      unstall(step);
+      endWait();
+      status.recoveryPoints.push({ step, at: iso(runtime.now()), how: 'resolved' });
+      return value === undefined ? { kind: 'resolved' } : { kind: 'resolved', value };
     };
+    const until = () => stalls.pending.has(step) || ctx.cancelled();
 
     for (;;) {
-      ctx.setStep(running);
+      ctx.setStep(visibleStep(stalls, running));
       try {
         const value = await call();
         endWait();
@@ -127,20 +167,30 @@ export function createStepRunner(ctx: StepRunnerContext) {
               attempt: episode.attempts,
               nextTryAt: iso(now + delay),
             };
-            ctx.setStep('waiting');
+            stalls.current.set(step, 'waiting');
+            ctx.setStep(visibleStep(stalls, 'waiting'));
             const deadline = iso(episode.sinceMs + transient.windowMs);
-            updateMemo({
+            updateMemo(step, {
               state: 'waiting',
               ...status.waiting,
               action: waitingActionOf(display, status, step, deadline),
             });
+            // The timer says in the Web UI's timeline what it waits for.
             await runtime.condition(
-              () => ctx.pending.action !== undefined || ctx.cancelled(),
+              until,
               delay,
+              `${step}: wait for ${display.counterpart(step)}, next try at ${status.waiting.nextTryAt}`,
             );
-            status.waiting = undefined;
-            const ended = afterOperator();
-            if (ended) return ended;
+            for (;;) {
+              const ended = await afterOperator();
+              if (ended === 'refused') {
+                await runtime.condition(until);
+                continue;
+              }
+              if (ended !== 'again') return ended;
+              break;
+            }
+            unstall(step);
             continue;
           }
         }
@@ -148,7 +198,8 @@ export function createStepRunner(ctx: StepRunnerContext) {
         const attempt = episode?.attempts;
         const since = iso(episode?.sinceMs ?? now);
         status.parked = { step, error: cause, since };
-        ctx.setStep('needs_attention');
+        stalls.current.set(step, 'parked');
+        ctx.setStep(visibleStep(stalls, 'needs_attention'));
         if (current)
           endWait({
             state: 'parked',
@@ -158,12 +209,16 @@ export function createStepRunner(ctx: StepRunnerContext) {
             attempt,
             action: parkedActionOf(display, status, step),
           });
-        await runtime.condition(() => ctx.pending.action !== undefined || ctx.cancelled());
-        status.parked = undefined;
-        const ended = afterOperator();
-        if (ended) return ended;
+        for (;;) {
+          await runtime.condition(until);
+          const ended = await afterOperator();
+          if (ended === 'refused') continue;
+          if (ended !== 'again') return ended;
+          break;
+        }
+        unstall(step);
         // Retried by an operator: the memo no longer says parked; a new episode starts.
-        updateMemo(undefined);
+        updateMemo(step, undefined);
       }
     }
   };

@@ -17,8 +17,14 @@ export interface WorkerProcess {
 
 let bundlePath: string | undefined;
 
-/** Starts test/support/order-worker-process.ts for `env` and waits until it polls. */
-export async function spawnOrderWorker(env: OrderEnv): Promise<WorkerProcess> {
+/**
+ * Starts test/support/order-worker-process.ts for `env` and waits until it polls; `extraEnv`
+ * adds settings (ORDERS_EVENTS_TOPIC) and test switches (ORDER_TEST_HOLD_PUBLISH).
+ */
+export async function spawnOrderWorker(
+  env: OrderEnv,
+  extraEnv: Record<string, string> = {},
+): Promise<WorkerProcess> {
   if (!bundlePath) {
     bundlePath = join(tmpdir(), `${uniqueName('onceflow-bundle')}.js`);
     writeFileSync(bundlePath, (await workflowBundle()).code);
@@ -35,6 +41,7 @@ export async function spawnOrderWorker(env: OrderEnv): Promise<WorkerProcess> {
         PROVIDERS_URL: env.providers.url,
         ORDER_TEST_SCHEMA: env.db.schema,
         ORDER_TEST_BUNDLE: bundlePath,
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -1,24 +1,27 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DOMAINS } from '../../src/domains';
+import type { Domain } from '../../src/engine/define-domain';
 import { resolveFromEngine, workflowEntry } from '../../src/worker/workflow-bundle';
 
 import { WORKFLOW_TRACING_MODULE } from '../../src/tracing/worker';
 
-const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
- * The engine's and every registered domain's workflows, bundled once per test run (bundling
- * takes seconds; every worker reuses it). `tracing`: with the OpenTelemetry workflow
+ * The engine's and every registered domain's workflows (or `domains`'), bundled once per test
+ * run (bundling takes seconds; every worker reuses it). `tracing`: with the OpenTelemetry workflow
  * interceptors, as the worker bundles them when ONCEFLOW_TRACING=on.
  */
 export function workflowBundle(
-  options: { tracing?: boolean } = {},
+  options: { tracing?: boolean; domains?: readonly Domain[] } = {},
 ): Promise<WorkflowBundleWithSourceMap> {
   const tracing = options.tracing ?? false;
-  const built = bundles.get(tracing);
+  const domains = options.domains ?? DOMAINS;
+  const id = `${tracing}:${domains.map((d) => d.name).join(',')}`;
+  const built = bundles.get(id);
   if (built) return built;
   const bundle = bundleWorkflowCode({
-    workflowsPath: workflowEntry(DOMAINS),
+    workflowsPath: workflowEntry(domains),
     webpackConfigHook: resolveFromEngine,
     workflowInterceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [],
     logger: {
@@ -30,6 +33,6 @@ export function workflowBundle(
       error: () => undefined,
     },
   });
-  bundles.set(tracing, bundle);
+  bundles.set(id, bundle);
   return bundle;
 }

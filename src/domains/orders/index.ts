@@ -1,7 +1,11 @@
 import { defineDomain } from '../../engine/define-domain';
 import { createOrderActivities } from './activities';
 import { orderCancelledRoute, orderPlacedRoute } from './order-routes';
-import { cancelOrderSignal, orderStatusQuery } from './workflows/order-definitions';
+import {
+  cancelOrderSignal,
+  ORDER_FULFILLED,
+  orderStatusQuery,
+} from './workflows/order-definitions';
 
 /**
  * The order domain, onceflow's first user of its own engine: OrderPlaced → claim and reserve,
@@ -16,4 +20,5 @@ export const orders = defineDomain({
   activities: createOrderActivities,
   // Its saga keeps the names its histories were recorded with (the ops CLI signals them).
   ops: { cancelSignal: cancelOrderSignal.name, statusQuery: orderStatusQuery.name },
+  publishes: { [ORDER_FULFILLED]: (config) => config.orders.eventsTopic },
 });

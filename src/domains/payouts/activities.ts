@@ -3,7 +3,7 @@
 // reversal (the payout ID is the provider's `orderId`, the beneficiary its `customerId`).
 import { ApplicationFailure } from '@temporalio/common';
 import { findClaim, postToProvider, settleClaim, type ActivityDeps } from '../../index';
-import { PAYOUTS_DOMAIN, PAYOUT_FAILURES } from './workflows/payout-names';
+import { APPROVAL_ABOVE_MINOR, PAYOUTS_DOMAIN, PAYOUT_FAILURES } from './workflows/payout-names';
 
 export interface TransferInput {
   key: string;
@@ -24,14 +24,22 @@ export interface PayoutOwner {
 export function createPayoutActivities(deps: ActivityDeps) {
   const providers = () => deps.providers ?? { url: deps.config?.providers.url ?? '' };
   return {
-    /** Our own rule: beneficiaries whose ID starts with `blocked` are refused (no I/O). */
-    async checkBeneficiary(input: { key: string; beneficiaryId: string }): Promise<void> {
+    /**
+     * Our own rules (no I/O): beneficiaries whose ID starts with `blocked` are refused, and a
+     * payout above APPROVAL_ABOVE_MINOR needs a person's approval first.
+     */
+    async checkBeneficiary(input: {
+      key: string;
+      beneficiaryId: string;
+      amountMinor: number;
+    }): Promise<{ needsApproval: boolean }> {
       if (/^blocked/i.test(input.beneficiaryId))
         throw ApplicationFailure.create({
           type: PAYOUT_FAILURES.beneficiaryBlocked,
           message: `beneficiary ${input.beneficiaryId} is blocked`,
           nonRetryable: true,
         });
+      return { needsApproval: input.amountMinor > APPROVAL_ABOVE_MINOR };
     },
     /** The transfer, under the payout's `transfer` key. */
     async transferFunds(input: TransferInput): Promise<{ transferId: string }> {

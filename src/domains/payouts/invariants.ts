@@ -8,8 +8,8 @@
 /** How one payout's effects look, and how the payout ended as far as the caller knows. */
 export interface PayoutEvidence {
   /**
-   * How the payout ended: `completed`, `refused` (blocked beneficiary) or `cancelled`
-   * (reversed). Undefined: not known, so its net transfer is not judged.
+   * How the payout ended: `completed`, `refused` (blocked beneficiary), `rejected` or
+   * `expired` (no approval), or `cancelled` (reversed). Undefined: not known, so its net transfer is not judged.
    */
   outcome?: string;
   /** Cancelled (a PayoutCancelled event, an operator, or its claim settled so). */
@@ -55,7 +55,12 @@ export interface PayoutBreach {
 export const NOT_OWNER_ENDINGS: ReadonlySet<string> = new Set(['duplicate', 'payout_conflict']);
 
 /** Outcomes after which nothing may stay transferred. */
-export const UNWOUND_PAYOUT_OUTCOMES: ReadonlySet<string> = new Set(['refused', 'cancelled']);
+export const UNWOUND_PAYOUT_OUTCOMES: ReadonlySet<string> = new Set([
+  'refused',
+  'rejected',
+  'expired',
+  'cancelled',
+]);
 
 /**
  * The outcome a payout claim's settlement stands for: `reversed` (a cancellation reversed it

@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from '../../support/chromium';
 import { buildEventMessage } from '../../../src/events/event-message';
 import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import type { RunningProviders } from '../../../harness/sandbox/server';
-import { installAptPackages } from '../../../harness/stack/apt';
 import { waitFor } from '../../../src/util/wait';
 import { createWorker } from '../../../src/worker/create-worker';
 import { DOMAINS } from '../../../src/domains';
@@ -22,19 +22,6 @@ import {
 } from '../../support/providers';
 import { testConfig, uniqueName } from '../../support/services';
 import { workflowBundle } from '../../support/workflow-bundle';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = resolve(__dirname, '..', '..', '..', 'artifacts');
-/** Flags for a quiet, self-contained headless run (no sandbox: tests run as root). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /**
  * The operator's path in the real Temporal Web UI: an order from Kafka, through the bridge,
@@ -52,9 +39,6 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
   const workflowId = deriveWorkflowId('OrderPlaced', versionIdentity(orderId, 1));
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) {
-      await installAptPackages(['chromium'], (m) => process.stdout.write(`      ${m}\n`));
-    }
     db = await createTestDatabase('ui');
     providers = await startTestProviders(db);
     await setFaults(providers, { endpoints: { emails: { failBeforeCommitRate: 1 } } });
@@ -89,11 +73,7 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
         'needs_attention',
       { timeoutMs: 90_000, intervalMs: 500, what: 'the order parked in needs_attention' },
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -114,7 +94,6 @@ describe('Web UI: finding a parked order (real bridge, worker, Temporal UI, Chro
   it('runs Step = "needs_attention", opens the parked order, sees summary and step', async () => {
     const { uiUrl, namespace } = h.config.temporal;
     const page = await browser.newPage({ viewport: { width: 1600, height: 1100 } });
-    mkdirSync(ARTIFACTS, { recursive: true });
     try {
       // Visibility indexes asynchronously; the operator would press Enter again.
       await waitFor(

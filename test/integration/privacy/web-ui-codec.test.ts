@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from '../../support/chromium';
 import { startCodecServer, type RunningCodecServer } from '../../../src/codec-server/server';
-import { installAptPackages } from '../../../harness/stack/apt';
 import { stackPaths } from '../../../harness/stack/paths';
 import { pickPort } from '../../../harness/stack/ports';
 import { stopProcessGroup } from '../../../harness/stack/processes';
@@ -16,10 +16,6 @@ import { EncryptionCodec } from '../../../src/temporal/encryption-codec';
 import { eventInputOf } from '../../support/order-env';
 import { testConfig, uniqueName } from '../../support/services';
 import { orderFulfillment } from '../../../src/domains/orders/workflows';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = resolve(__dirname, '..', '..', '..', 'artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
 
 /** The text of the page and of every frame in it (the UI renders payloads in code blocks). */
 async function pageText(page: Page): Promise<string> {
@@ -54,9 +50,6 @@ describe('Web UI decodes orders through the codec server (real dev server, Chrom
   let connection: Connection;
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) {
-      await installAptPackages(['chromium'], (m) => process.stdout.write(`      ${m}\n`));
-    }
     const taken = new Set<number>();
     ports = { grpc: await pickPort(17233, taken), ui: await pickPort(18233, taken) };
     codecPort = await pickPort(18089, taken);
@@ -81,12 +74,7 @@ describe('Web UI decodes orders through the codec server (real dev server, Chrom
       taskQueue: uniqueName('no-worker'),
       args: [eventInputOf('OrderPlaced', orderId, data)],
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
-    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from '../../support/chromium';
 import { buildEventMessage } from '../../../src/events/event-message';
 import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity';
 import { setStock } from '../../../src/domains/orders/inventory/stock-store';
 import type { RunningProviders } from '../../../harness/sandbox/server';
-import { installAptPackages } from '../../../harness/stack/apt';
 import { stackPaths } from '../../../harness/stack/paths';
 import { pickAnyPort } from '../../../harness/stack/ports';
 import { stopProcessGroup } from '../../../harness/stack/processes';
@@ -27,18 +27,6 @@ import { BridgeHarness } from '../../support/bridge-harness';
 import { createTestDatabase, startTestProviders, type TestDatabase } from '../../support/providers';
 import { testConfig, uniqueName } from '../../support/services';
 import { workflowBundle } from '../../support/workflow-bundle';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = resolve(__dirname, '..', '..', '..', 'artifacts');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** A Zipkin v2 span as its API returns it (names lower-cased by Zipkin). */
 interface ZipkinSpan {
@@ -81,10 +69,6 @@ describe('Tracing: one order, one trace, in Zipkin (real bridge, worker, provide
   const producer = producerContext();
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    if (!existsSync(CHROMIUM)) {
-      await installAptPackages(['chromium'], (m) => process.stdout.write(`      ${m}\n`));
-    }
     const paths = stackPaths();
     const jar = await installZipkin(paths, (m) => process.stdout.write(`      ${m}\n`));
     const port = await pickAnyPort(new Set());
@@ -136,11 +120,7 @@ describe('Tracing: one order, one trace, in Zipkin (real bridge, worker, provide
         'completed',
       { timeoutMs: 120_000, intervalMs: 500, what: 'the order completed' },
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -60,7 +60,7 @@ describe('bulk selection: options to visibility query', () => {
     );
     assert.equal(
       buildPauseQuery({}),
-      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (Step IN ('reserving', 'charging', 'emailing', 'compensating', 'waiting') OR Step IS NULL)",
+      "WorkflowType = 'orderFulfillment' AND ExecutionStatus = 'Running' AND (Step IN ('reserving', 'charging', 'emailing', 'announce', 'compensating', 'waiting') OR Step IS NULL)",
     );
   });
 });

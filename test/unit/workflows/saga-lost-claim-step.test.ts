@@ -80,6 +80,10 @@ function scriptedRun(claim: Record<string, unknown>, patched = true) {
         (handler as unknown as (r: unknown) => void)({ reason: 'customer request', by: 'test' });
     },
     onQuery: () => undefined,
+    onUpdate: () => undefined,
+    executeChild: async () => undefined,
+    onCancelRequested: () => undefined,
+    shielded: (fn) => fn(),
   };
   return { run: () => runSaga(ORDERS, input, runtime), calls };
 }

@@ -7,7 +7,7 @@ import {
   type StepName,
 } from '../../../src/domains/orders/workflows/order-definitions';
 
-const STEPS: StepName[] = ['reserve', 'charge', 'email', 'refund', 'release'];
+const STEPS: StepName[] = ['reserve', 'charge', 'email', 'announce', 'refund', 'release'];
 /** What an HTTP header carries safely: printable ASCII. */
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
@@ -19,6 +19,7 @@ describe('stepKey: idempotency keys from the order and its step', () => {
       reserve: 'order:o-9:reserve',
       charge: 'order:o-9:charge',
       email: 'order:o-9:email',
+      announce: 'order:o-9:announce',
       refund: 'order:o-9:refund',
       release: 'order:o-9:release',
     });

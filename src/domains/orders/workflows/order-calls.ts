@@ -27,8 +27,12 @@ export const LOCAL_RESERVE_PATCH = 'reserve-as-local-activity';
 /** Runs recorded before the owner settled its claim end without that local activity. */
 export const SETTLE_CLAIM_PATCH = 'settle-order-claim';
 
+/** Runs recorded before orders published OrderFulfilled end without the publishing step. */
+export const PUBLISH_FULFILLED_PATCH = 'order-publishes-fulfilled';
+
 /** The replay switches, asked where the runs of each version asked them. */
 export const orderCompat = {
+  publishesFulfilled: () => patched(PUBLISH_FULFILLED_PATCH),
   onlyQueriedSteps: () => patched(QUERIED_STEPS_PATCH),
   transientWaits: () => patched(TRANSIENT_WAITS_PATCH),
   localReserve: () => patched(LOCAL_RESERVE_PATCH),

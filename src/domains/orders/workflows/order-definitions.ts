@@ -24,8 +24,37 @@ export {
   type WaitedMemo,
 } from '../../../workflows/saga-status';
 
+/**
+ * The order saga's steps and compensations, each with its own idempotency key: the one place
+ * their names are written (the step table, the cancellation workflow and clients read them).
+ */
+export const ORDER_STEP = {
+  reserve: 'reserve',
+  charge: 'charge',
+  email: 'email',
+  announce: 'announce',
+  refund: 'refund',
+  release: 'release',
+} as const;
+
 /** Steps whose completion is a recovery point; each has its own idempotency key. */
-export type StepName = 'reserve' | 'charge' | 'email' | 'refund' | 'release';
+export type StepName = (typeof ORDER_STEP)[keyof typeof ORDER_STEP];
+
+/**
+ * The event an order publishes when it is done (its `announce` step): the event ID is the
+ * step's key `order:<orderId>:announce`, the record key the order ID, the topic
+ * ORDERS_EVENTS_TOPIC.
+ */
+export const ORDER_FULFILLED = 'OrderFulfilled';
+
+/** OrderFulfilled's data: what a consumer downstream (shipping, loyalty) needs of the order. */
+export interface OrderFulfilledData {
+  orderId: string;
+  customerId: string;
+  totalMinor: number;
+  currency: string;
+  chargeId?: string;
+}
 
 /** The first part of every order key: `order:<orderId>:<step>`. */
 export const ORDER_KEY_KIND = 'order';
@@ -125,6 +154,7 @@ export function stepKey(orderId: string, step: StepName): string {
 }
 
 export function stepKeys(orderId: string): Record<StepName, string> {
-  const steps: StepName[] = ['reserve', 'charge', 'email', 'refund', 'release'];
-  return Object.fromEntries(steps.map((s) => [s, stepKey(orderId, s)])) as Record<StepName, string>;
+  return Object.fromEntries(
+    Object.values(ORDER_STEP).map((s) => [s, stepKey(orderId, s)]),
+  ) as Record<StepName, string>;
 }

@@ -16,6 +16,7 @@ export const ORDER_COUNTERPARTS: Readonly<Record<StepName, string>> = {
   charge: 'the payment provider',
   refund: 'the payment provider',
   email: 'the mail provider',
+  announce: 'Kafka (OrderFulfilled)',
 };
 
 /** The order domain's words for the Web UI and the copy-paste commands. */

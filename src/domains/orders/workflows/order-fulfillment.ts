@@ -8,17 +8,24 @@
 // the charge's outcome is unknown). A transient provider cause waits, anything else parks for
 // an operator (retryStep, resolveStep, cancelOrder). The owner settles its claim at the end.
 // Workflow code.
-import type { EventWorkflowInput } from '../../../events/workflow-input';
-import { defineSaga } from '../../../workflows/saga';
+import { defineSaga, type EntityWorkflow } from '../../../workflows/saga';
 import type { SagaStatus } from '../../../workflows/saga-status';
-import type { ClaimOutcome, SagaDefinition, SagaStep } from '../../../workflows/saga-types';
+import type {
+  ClaimOutcome,
+  PublishStep,
+  SagaDefinition,
+  SagaStep,
+} from '../../../workflows/saga-types';
 import type { OrderActivities } from '../activities';
 import { ORDERS_DOMAIN } from './order-claim';
 import { orderCompat } from './order-calls';
 import {
   cancelOrderSignal,
+  ORDER_FULFILLED,
   ORDER_KEY_KIND,
+  ORDER_STEP,
   orderStatusQuery,
+  type OrderFulfilledData,
   type OrderResult,
 } from './order-definitions';
 import { ORDER_COUNTERPARTS } from './order-details';
@@ -32,7 +39,7 @@ type OrderStepRow = SagaStep<OrderPlacedData, OrderActivities, SagaStatus & Orde
 
 /** 1. Reserve the stock and claim the order, in one transaction. Undone by a release. */
 const reserve: OrderStepRow = {
-  name: 'reserve',
+  name: ORDER_STEP.reserve,
   running: 'reserving',
   activity: 'reserveInventory',
   retry: 'own',
@@ -46,7 +53,7 @@ const reserve: OrderStepRow = {
   summary: (i) => `reserve ${i.items.length} line(s) of ${i.orderId} · ${i.key}`,
   failures: { [ORDER_FAILURES.outOfStock]: 'rejected' },
   compensate: {
-    name: 'release',
+    name: ORDER_STEP.release,
     activity: 'releaseInventory',
     retry: 'own',
     // On behalf of the owner (this run is a duplicate, the owner closed): its claim is
@@ -70,7 +77,7 @@ const reserve: OrderStepRow = {
 
 /** 2. Charge the payment. Undone by a refund of every charge of the order. */
 const charge: OrderStepRow = {
-  name: 'charge',
+  name: ORDER_STEP.charge,
   running: 'charging',
   activity: 'chargePayment',
   retry: 'foreign',
@@ -86,7 +93,7 @@ const charge: OrderStepRow = {
   // Always by order (never by charge ID): the cancellation workflow sends the same request
   // under the same key, so whichever path runs first, the provider refunds once.
   compensate: {
-    name: 'refund',
+    name: ORDER_STEP.refund,
     activity: 'refundPayment',
     retry: 'foreign',
     input: ({ data, key }) => ({ key, orderId: data.orderId }),
@@ -99,7 +106,7 @@ const charge: OrderStepRow = {
 
 /** 3. Send the confirmation email. Nothing to undo. */
 const email: OrderStepRow = {
-  name: 'email',
+  name: ORDER_STEP.email,
   running: 'emailing',
   activity: 'sendEmail',
   retry: 'foreign',
@@ -113,8 +120,25 @@ const email: OrderStepRow = {
   summary: (i) => `confirmation email for ${i.orderId} · ${i.key}`,
 };
 
-/** The step table, top to bottom. The email is optional by deleting its line. */
-export const ORDER_STEPS: readonly OrderStepRow[] = [reserve, charge, email];
+/**
+ * 4. Publish OrderFulfilled (event ID `order:<orderId>:announce`), so shipping and loyalty act
+ * on the order once, however often this step runs. Orders recorded before it skip it.
+ */
+const announce: PublishStep<OrderPlacedData, SagaStatus & OrderFields> = {
+  name: ORDER_STEP.announce,
+  publish: ORDER_FULFILLED,
+  when: orderCompat.publishesFulfilled,
+  data: ({ data }, status): OrderFulfilledData => ({
+    orderId: data.orderId,
+    customerId: data.customerId,
+    totalMinor: data.totalMinor,
+    currency: data.currency,
+    ...(status.chargeId !== undefined ? { chargeId: status.chargeId } : {}),
+  }),
+};
+
+/** The step table, top to bottom. */
+export const ORDER_STEPS = [reserve, charge, email, announce] as const;
 
 /** The reserve result's verdict; a result without one (recorded before claims) is the owner's. */
 function reserveVerdict(
@@ -131,11 +155,12 @@ function reserveVerdict(
 
 /** The order saga: everything but the step table is how the order is claimed and shown. */
 export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderFields> = {
+  name: 'orderFulfillment',
   domain: ORDERS_DOMAIN,
   entity: { kind: ORDER_KEY_KIND, id: (d) => d.orderId, customerId: (d) => d.customerId },
   steps: ORDER_STEPS,
   claim: {
-    step: 'reserve',
+    step: ORDER_STEP.reserve,
     verdict: (result: ReserveResult, { claimant }) => reserveVerdict(result, claimant.fingerprint),
     // Cancelled before it reserved: claim the order as cancelled, or learn its owner.
     cancelled: {
@@ -168,11 +193,8 @@ export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderF
   },
 };
 
-const saga = defineSaga(ORDER_SAGA);
-
 /** The orderFulfillment workflow: one order, one set of effects. */
-export async function orderFulfillment(
-  input: EventWorkflowInput<OrderPlacedData>,
-): Promise<OrderResult> {
-  return (await saga.run(input)) as unknown as OrderResult;
-}
+export const orderFulfillment = defineSaga(ORDER_SAGA) as unknown as EntityWorkflow<
+  OrderPlacedData,
+  OrderResult
+>;

@@ -2,16 +2,10 @@
 // (its saga reverses what it did), a paid one is reversed here under the same `reverse` key,
 // so whichever path runs first the provider reverses once. Workflow code.
 import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
-import {
-  cancelSignal,
-  proxyForeign,
-  proxyOwn,
-  stepKey,
-  type EventWorkflowInput,
-} from '../../../workflow';
+import { cancelSignal, proxyForeign, proxyOwn, type EventWorkflowInput } from '../../../workflow';
 import type { PayoutActivities } from '../activities';
 import type { PayoutCancelledData } from '../payout-events';
-import { PAYOUT_KEY_KIND } from './payout-names';
+import { payout } from './payout';
 
 const own = proxyOwn<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>();
 const foreign = proxyForeign<Pick<PayoutActivities, 'reverseTransfer'>>();
@@ -59,7 +53,8 @@ export async function payoutCancellation(
       // Closed before it settled: nothing will reverse it unless we do.
     }
   }
-  await foreign.reverseTransfer({ key: stepKey(PAYOUT_KEY_KIND, payoutId, 'reverse'), payoutId });
+  // The payout's own reverse key: whichever path reverses first, the provider reverses once.
+  await foreign.reverseTransfer({ key: payout.keysOf(payoutId).reverse!, payoutId });
   await own.settleReversed({
     payoutId,
     workflowId: ownerWorkflowId,

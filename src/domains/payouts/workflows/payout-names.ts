@@ -1,4 +1,5 @@
-// The payout domain's names, shared by its workflows and activities. Pure.
+// The payout domain's names, shared by its workflows, activities and clients. Pure.
+import { defineUpdate } from '@temporalio/workflow';
 
 /** The domain (entity_claims.domain, `npx onceflow payouts …`). */
 export const PAYOUTS_DOMAIN = 'payouts';
@@ -7,3 +8,23 @@ export const PAYOUT_KEY_KIND = 'payout';
 
 /** Business failures of the payout's steps. */
 export const PAYOUT_FAILURES = { beneficiaryBlocked: 'BeneficiaryBlocked' } as const;
+
+/** A payout above this (in minor units) waits for a person's approval before it transfers. */
+export const APPROVAL_ABOVE_MINOR = 1_000_000;
+/** How long a payout waits for that approval; then it ends `expired`, nothing transferred. */
+export const APPROVAL_WINDOW = '2 days';
+
+/** A person's answer to a payout waiting for approval. */
+export interface PayoutApproval {
+  approved: boolean;
+  /** Who decided (recorded in the run's history with the update). */
+  by: string;
+  reason?: string;
+}
+
+/**
+ * Approves (or rejects) a payout waiting for approval: an update, so the sender hears back,
+ * and is refused while the payout is not waiting for one.
+ * `temporal workflow update execute --workflow-id <id> --name approvePayout --input '{"approved":true,"by":"ada"}'`
+ */
+export const approvePayoutUpdate = defineUpdate<void, [PayoutApproval]>('approvePayout');

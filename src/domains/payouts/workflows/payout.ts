@@ -1,65 +1,71 @@
-// PayoutRequested → check the beneficiary → transfer → notify, as a saga on onceflow/workflow
-// only: the engine claims the payout before the first step (a re-send ends `duplicate`) and
-// settles it at the end; a blocked beneficiary ends it `refused`; a cancellation (signal)
-// reverses the transfer (pushed before the transfer runs: its outcome may be unknown).
-// Workflow code.
-import { defineSaga, type EventWorkflowInput, type SagaStep } from '../../../workflow';
+// PayoutRequested → check the beneficiary → (above an amount: wait for a person's approval,
+// at most two days) → transfer → notify, as plain code on onceflow/workflow only. The engine
+// claims the payout before the body (a re-send ends `duplicate`) and settles it at the end; a
+// blocked beneficiary ends it `refused`, a rejection `rejected`, no answer in time `expired`;
+// a cancellation (signal, or Temporal's own) reverses the transfer (pushed before the transfer
+// runs: its outcome may be unknown). Workflow code.
+import { defineWorkflow } from '../../../workflow';
 import type { PayoutActivities } from '../activities';
 import type { PayoutRequestedData } from '../payout-events';
-import { PAYOUT_FAILURES, PAYOUT_KEY_KIND, PAYOUTS_DOMAIN } from './payout-names';
-
-type PayoutStep = SagaStep<PayoutRequestedData, PayoutActivities>;
-
-const check: PayoutStep = {
-  name: 'check',
-  activity: 'checkBeneficiary',
-  retry: 'own',
-  input: ({ data, key }) => ({ key, beneficiaryId: data.beneficiaryId }),
-  failures: { [PAYOUT_FAILURES.beneficiaryBlocked]: 'refused' },
-};
-
-const transfer: PayoutStep = {
-  name: 'transfer',
-  running: 'transferring',
-  activity: 'transferFunds',
-  retry: 'foreign',
-  input: ({ data, key }) => ({
-    key,
-    payoutId: data.payoutId,
-    beneficiaryId: data.beneficiaryId,
-    amountMinor: data.amountMinor,
-    currency: data.currency,
-  }),
-  compensate: {
-    name: 'reverse',
-    activity: 'reverseTransfer',
-    retry: 'foreign',
-    input: ({ data, key }) => ({ key, payoutId: data.payoutId }),
-  },
-};
-
-const notify: PayoutStep = {
-  name: 'notify',
-  running: 'notifying',
-  activity: 'notifyBeneficiary',
-  retry: 'foreign',
-  input: ({ data, key }) => ({
-    key,
-    payoutId: data.payoutId,
-    to: data.email,
-    amountMinor: data.amountMinor,
-    currency: data.currency,
-  }),
-};
-
-const saga = defineSaga<PayoutRequestedData, PayoutActivities>({
-  domain: PAYOUTS_DOMAIN,
-  entity: { kind: PAYOUT_KEY_KIND, id: (d) => d.payoutId, customerId: (d) => d.beneficiaryId },
-  steps: [check, transfer, notify],
-  counterpart: { transfer: 'the payment provider', notify: 'the mail API' },
-});
+import {
+  APPROVAL_WINDOW,
+  approvePayoutUpdate,
+  PAYOUT_FAILURES,
+  PAYOUT_KEY_KIND,
+  PAYOUTS_DOMAIN,
+} from './payout-names';
 
 /** The payout workflow: one payout, one transfer, one notice. */
-export async function payout(input: EventWorkflowInput<PayoutRequestedData>) {
-  return saga.run(input);
-}
+export const payout = defineWorkflow<PayoutRequestedData, PayoutActivities>()({
+  name: 'payout',
+  domain: PAYOUTS_DOMAIN,
+  entity: { kind: PAYOUT_KEY_KIND, id: (d) => d.payoutId, customerId: (d) => d.beneficiaryId },
+  steps: {
+    check: {
+      activity: 'checkBeneficiary',
+      retry: 'own',
+      failures: { [PAYOUT_FAILURES.beneficiaryBlocked]: 'refused' },
+    },
+    transfer: {
+      activity: 'transferFunds',
+      retry: 'foreign',
+      running: 'transferring',
+      // By payout, never by transfer ID: PayoutCancelled reverses a paid payout with the same
+      // request under the same key, so whichever path runs first the provider reverses once.
+      compensate: {
+        name: 'reverse',
+        activity: 'reverseTransfer',
+        retry: 'foreign',
+        input: ({ data }) => ({ payoutId: data.payoutId }),
+      },
+    },
+    notify: { activity: 'notifyBeneficiary', retry: 'foreign', running: 'notifying' },
+  },
+  outcomes: ['expired', 'rejected'],
+  counterpart: { transfer: 'the payment provider', notify: 'the mail API' },
+  async run({ data, steps, waitFor, fail }) {
+    const { needsApproval } = await steps.check({
+      beneficiaryId: data.beneficiaryId,
+      amountMinor: data.amountMinor,
+    });
+    if (needsApproval) {
+      const answer = await waitFor('approval', approvePayoutUpdate, { timeout: APPROVAL_WINDOW });
+      if (!answer) return fail('expired', `no approval within ${APPROVAL_WINDOW}`);
+      if (!answer.approved)
+        return fail('rejected', `rejected by ${answer.by}: ${answer.reason ?? ''}`);
+    }
+    const { transferId } = await steps.transfer({
+      payoutId: data.payoutId,
+      beneficiaryId: data.beneficiaryId,
+      amountMinor: data.amountMinor,
+      currency: data.currency,
+    });
+    await steps.notify({
+      payoutId: data.payoutId,
+      to: data.email,
+      amountMinor: data.amountMinor,
+      currency: data.currency,
+    });
+    return { transferId };
+  },
+});

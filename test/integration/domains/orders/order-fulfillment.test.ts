@@ -30,7 +30,7 @@ describe('orderFulfillment on a real Temporal server', () => {
     assert.equal(status.step, 'completed');
     assert.deepEqual(
       status.recoveryPoints.map((p) => p.step),
-      ['reserve', 'charge', 'email'],
+      ['reserve', 'charge', 'email', 'announce'],
     );
     assert.ok(status.recoveryPoints.every((p) => !Number.isNaN(Date.parse(p.at))));
     assert.equal(status.keys.reserve, `order:${order.orderId}:reserve`);

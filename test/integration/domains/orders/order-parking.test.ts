@@ -72,7 +72,7 @@ describe('unknown outcome: parking in needs_attention (real Temporal server)', (
     const status = await env.status(handle);
     assert.deepEqual(
       status.recoveryPoints.map((p) => `${p.step}:${p.how}`),
-      ['reserve:done', 'charge:done', 'email:done'],
+      ['reserve:done', 'charge:done', 'email:done', 'announce:done'],
     );
   });
 
@@ -88,7 +88,7 @@ describe('unknown outcome: parking in needs_attention (real Temporal server)', (
     const status = await env.status(handle);
     assert.deepEqual(
       status.recoveryPoints.map((p) => `${p.step}:${p.how}`),
-      ['reserve:done', 'charge:done', 'email:resolved'],
+      ['reserve:done', 'charge:done', 'email:resolved', 'announce:done'],
     );
     assert.equal((await env.ledger(order.orderId)).emails.length, 0, 'resolved, not re-sent');
     assert.equal(await env.stockOf(sku), 1);

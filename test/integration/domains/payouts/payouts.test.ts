@@ -3,6 +3,7 @@ import { findClaim } from '../../../../src/index';
 import { payout, payoutCancellation } from '../../../../src/domains/payouts/workflows';
 import type { PayoutRequestedData } from '../../../../src/domains/payouts/payout-events';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../../support/order-env';
+import { newPayout } from '../../../support/payout-data';
 import { uniqueName } from '../../../support/services';
 import { waitFor } from '../../../../src/util/wait';
 
@@ -18,14 +19,6 @@ describe('payouts: a second domain on the public API (real Temporal, Postgres, p
     await env.close();
   });
 
-  const newPayout = (over: Partial<PayoutRequestedData> = {}): PayoutRequestedData => ({
-    payoutId: uniqueName('payout'),
-    beneficiaryId: 'ben_1',
-    email: 'ben@example.com',
-    amountMinor: 4200,
-    currency: 'EUR',
-    ...over,
-  });
   const run = (data: PayoutRequestedData) =>
     env.client.workflow.execute(payout, {
       taskQueue: env.taskQueue,

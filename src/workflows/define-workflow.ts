@@ -1,0 +1,212 @@
+// A domain's workflow as plain async code: the engine claims the entity, then the body awaits
+// its declared steps (each one activity with a key from the entity and the step, a recovery
+// point, a compensation pushed before it runs, its result returned), and may branch, run steps
+// at once, sleep, wait for an approval, start a child and publish events. Workflow code.
+import { PUBLISH_ACTIVITY } from '../activities/publish-contract';
+import type { EventWorkflowInput } from '../events/workflow-input';
+import { runEntity, type RunResult, type RunSpec, type StackEntry } from './entity-run';
+import {
+  checkDefinitionNames,
+  keyNamesOf,
+  DEFINITION_KEY,
+  WorkflowDefinitionError,
+  type DefinitionMeta,
+} from './names';
+import { RunEnded } from './run-errors';
+import { createWaits } from './run-waits';
+import type { EntityWorkflow } from './saga';
+import { workflowRuntime, type SagaRuntime } from './saga-runtime';
+import { keysFor } from './step-key';
+import type { ActivityMap, StepContext } from './saga-types';
+import type {
+  ActivityStepDeclaration,
+  StepDeclaration,
+  WorkflowContext,
+  WorkflowDefinition,
+} from './workflow-types';
+
+type AnyDefinition = WorkflowDefinition<
+  unknown,
+  ActivityMap,
+  Record<string, StepDeclaration<unknown, ActivityMap>>,
+  object
+>;
+type AnyStep = ActivityStepDeclaration<unknown, ActivityMap>;
+const isPublish = (d: StepDeclaration<unknown, ActivityMap>): d is { publish: string } =>
+  'publish' in d;
+
+/** The names of a definition: for keys, the start-up check and the queried Step values. */
+function namesOf(def: AnyDefinition) {
+  const entries = Object.entries(def.steps);
+  const calls = entries.filter((e): e is [string, AnyStep] => !isPublish(e[1]));
+  return {
+    steps: entries.map(([name]) => name),
+    compensations: calls.flatMap(([, d]) => d.compensate?.name ?? []),
+    outcomes: [
+      ...calls.flatMap(([, d]) => Object.values(d.failures ?? {})),
+      ...(def.outcomes ?? []),
+    ],
+    publishes: entries.flatMap(([, d]) => (isPublish(d) ? [d.publish] : [])),
+  };
+}
+
+/** A step's compensation as a stack entry, from the run and what is known of the step. */
+function entryOf(
+  step: string,
+  decl: AnyStep,
+  ctx: StepContext<unknown>,
+  kind: string,
+  known: { input?: object; result?: unknown } = {},
+): StackEntry | undefined {
+  const comp = decl.compensate;
+  if (!comp) return undefined;
+  const input = { ...(comp.input({ ...ctx, ...known } as never) as object), key: ctx.key };
+  return {
+    step,
+    name: comp.name,
+    activity: String(comp.activity),
+    input,
+    retry: comp.retry,
+    local: false,
+    summary: comp.summary?.(input) ?? `${comp.name} ${kind} ${ctx.entityId} · ${ctx.key}`,
+  };
+}
+
+function workflowSpec(def: AnyDefinition): RunSpec<unknown, object> {
+  const names = namesOf(def);
+  const calls = Object.entries(def.steps).filter((e): e is [string, AnyStep] => !isPublish(e[1]));
+  return {
+    ...def,
+    keyNames: keyNamesOf(names),
+    outcomes: names.outcomes,
+    compensations: (ctxOf) =>
+      [...calls]
+        .reverse()
+        .flatMap(([name, d]) =>
+          d.compensate ? [entryOf(name, d, ctxOf(d.compensate.name), def.entity.kind)!] : [],
+        ),
+  };
+}
+
+/** One run of a code-first workflow on a runtime (the workflow's, or a test's scripted one). */
+export function runWorkflow(
+  def: AnyDefinition,
+  input: EventWorkflowInput<unknown>,
+  runtime: SagaRuntime,
+): Promise<RunResult> {
+  const outcomes = new Set(namesOf(def).outcomes);
+  return runEntity(workflowSpec(def), input, runtime, async (run) => {
+    const waits = createWaits(run);
+    const steps: Record<string, (input?: object) => Promise<unknown>> = {};
+    for (const [name, decl] of Object.entries(def.steps)) {
+      const key = run.keys[name]!;
+      steps[name] = isPublish(decl)
+        ? async (data) => {
+            const got = await run.step(
+              {
+                name,
+                activity: PUBLISH_ACTIVITY,
+                retry: 'foreign',
+                summary: `publish ${decl.publish} for ${run.kind} ${run.entityId} · ${key}`,
+              },
+              { domain: def.domain, eventType: decl.publish, key, entityId: run.entityId, data },
+            );
+            return got.value;
+          }
+        : async (given = {}) => {
+            const args = { ...given, key };
+            const comp = decl.compensate;
+            const got = await run.step(
+              {
+                name,
+                running: decl.running,
+                activity: String(decl.activity),
+                retry: decl.retry,
+                local: decl.local ? () => true : undefined,
+                summary: decl.summary?.(args),
+                failures: decl.failures,
+                timeouts: { timeout: decl.timeout, heartbeat: decl.heartbeat },
+                compensation: comp
+                  ? (result?: unknown) =>
+                      entryOf(name, decl, run.ctxOf(run.keys[comp.name]!), run.kind, {
+                        input: given,
+                        ...(result !== undefined ? { result } : {}),
+                      })!
+                  : undefined,
+              },
+              args,
+            );
+            return got.value;
+          };
+    }
+    const ctx: WorkflowContext<unknown, ActivityMap, Record<string, never>, object> = {
+      data: run.data,
+      event: input.event,
+      entityId: run.entityId,
+      workflowId: run.workflowId,
+      keys: run.keys,
+      claimant: run.claimant,
+      status: run.status,
+      steps: steps as never,
+      sleep: waits.sleep,
+      waitFor: waits.waitFor,
+      child: waits.child,
+      fail: (outcome, reason) => {
+        if (!outcomes.has(outcome))
+          throw new WorkflowDefinitionError(
+            `domain ${def.domain}: outcome ${JSON.stringify(outcome)} is not declared (outcomes, or a step's failures)`,
+          );
+        throw new RunEnded(outcome, reason);
+      },
+    };
+    return def.run(ctx as never);
+  });
+}
+
+/**
+ * A workflow written as code: the workflow function to export. The empty first call fixes
+ * the event data's and the activities' types; the steps' are inferred from the declaration.
+ * Names are checked when the worker loads the module: a bad one stops the worker at start.
+ *
+ * @example
+ * export const giftCard = defineWorkflow<CardBought, Activities>()({
+ *   domain: 'giftcards',
+ *   entity: { kind: 'card', id: (d) => d.cardId },
+ *   steps: {
+ *     issue: { activity: 'issueCard', retry: 'own' },
+ *     email: { activity: 'emailCard', retry: 'foreign' },
+ *   },
+ *   async run({ data, steps }) {
+ *     const card = await steps.issue({ cardId: data.cardId });
+ *     if (data.email) await steps.email({ to: data.email, code: card.code });
+ *   },
+ * });
+ */
+export function defineWorkflow<TData, A extends ActivityMap, TExtra extends object = object>() {
+  return <S extends Record<string, StepDeclaration<TData, A>>>(
+    def: WorkflowDefinition<TData, A, S, TExtra>,
+  ): EntityWorkflow<TData> & { readonly definition: WorkflowDefinition<TData, A, S, TExtra> } => {
+    const generic = def as unknown as AnyDefinition;
+    const meta: DefinitionMeta = {
+      workflowType: def.name,
+      domain: def.domain,
+      kind: def.entity.kind,
+      ...namesOf(generic),
+      engineClaims: def.claim === undefined,
+    };
+    checkDefinitionNames(meta);
+    if (def.claim && !(def.claim.step in def.steps))
+      throw new WorkflowDefinitionError(
+        `domain ${def.domain}: claim.step ${JSON.stringify(def.claim.step)} is not one of its steps`,
+      );
+    const workflow = (input: EventWorkflowInput<TData>) =>
+      runWorkflow(generic, input as EventWorkflowInput<unknown>, workflowRuntime());
+    // Named as exported: a client that starts it by the function starts this workflow type.
+    Object.defineProperty(workflow, 'name', { value: def.name });
+    return Object.assign(workflow, {
+      [DEFINITION_KEY]: meta,
+      definition: def,
+      keysOf: (entityId: string) => keysFor(def.entity.kind, entityId, keyNamesOf(meta)),
+    });
+  };
+}

@@ -1,0 +1,72 @@
+// What a run shows of itself in visibility: the `Step` search attribute, written only for the
+// values an operator queries (parked, waiting, paused, every ending), and the attributes a
+// start without the bridge lacks. Workflow code.
+import type { EventWorkflowInput } from '../events/workflow-input';
+import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
+import type { RunSpec } from './run-types';
+import type { SagaRuntime } from './saga-runtime';
+import type { SagaStatus } from './saga-status';
+
+/** Step values an operator queries: parked, waiting, and every ending. */
+function queriedSteps(spec: RunSpec<never>): ReadonlySet<string> {
+  return new Set([
+    'needs_attention',
+    'waiting',
+    'completed',
+    'cancelled',
+    'duplicate',
+    `${spec.entity.kind}_conflict`,
+    ...spec.outcomes.map((o) => o.replace(/-/g, '_')),
+  ]);
+}
+
+/**
+ * `setStep(step, queried?)` of a run: the status says the step; `Step` changes only to a
+ * queried value or back to unset (runs recorded before that wrote every step:
+ * `compat.onlyQueriedSteps`). `queried` marks a value queried for this call (a wait's).
+ * `showDetails` refreshes the run's current details after each change.
+ */
+export function stepWriter<TData, TExtra extends object>(
+  spec: RunSpec<TData, TExtra>,
+  runtime: SagaRuntime,
+  showDetails: () => void,
+) {
+  const onlyQueried = spec.compat?.onlyQueriedSteps?.() ?? true;
+  const queried = queriedSteps(spec as never);
+  return (status: SagaStatus) => {
+    /** The Step value in visibility (undefined: not set, the run is running). */
+    let visibleStep: string | undefined;
+    return (step: string, queriedToo = false) => {
+      status.step = step;
+      if (!onlyQueried) {
+        runtime.upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: step }]);
+      } else {
+        // A running step clears a waiting/parked value, so those queries never list a run
+        // that runs again; otherwise running steps write nothing.
+        const next = queried.has(step) || queriedToo ? step : undefined;
+        if (next !== visibleStep) {
+          runtime.upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: next ?? null }]);
+          visibleStep = next;
+        }
+      }
+      showDetails();
+    };
+  };
+}
+
+/** The bridge sets these at start; a start without them (tests, manual starts) gets them here. */
+export function startAttributes<TData, TExtra extends object>(
+  spec: RunSpec<TData, TExtra>,
+  runtime: SagaRuntime,
+  input: EventWorkflowInput<TData>,
+  entityId: string,
+): void {
+  if (runtime.startedWith(SEARCH_ATTRIBUTE.eventId)) return;
+  const customerId = spec.entity.customerId?.(input.data);
+  runtime.upsertSearchAttributes([
+    { key: SEARCH_ATTRIBUTE.entityId, value: entityId },
+    ...(customerId !== undefined ? [{ key: SEARCH_ATTRIBUTE.customerId, value: customerId }] : []),
+    { key: SEARCH_ATTRIBUTE.eventId, value: input.event.eventId },
+    { key: SEARCH_ATTRIBUTE.eventType, value: input.event.eventType },
+  ]);
+}

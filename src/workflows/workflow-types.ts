@@ -1,0 +1,175 @@
+// The types of a code-first workflow (define-workflow.ts): its declared steps, the context its
+// body receives, and its definition. Pure: types only.
+import type { SignalDefinition } from '@temporalio/workflow';
+import type { Duration, UpdateDefinition } from '@temporalio/common';
+import type { PublishEventResult } from '../activities/publish-contract';
+import type { EventMeta } from '../events/workflow-input';
+import type { ClaimCandidate } from '../db/entity-claim';
+import type { RetryClass, StepTimeouts } from './retry-classes';
+import type { SagaStatus } from './saga-status';
+import type { ActivityMap, InStepClaim, SagaDefinition, StepContext } from './saga-types';
+import type { WaitOptions } from './run-waits';
+
+/** An activity's input without `key`: the engine adds the step's key. */
+export type StepInput<I> = I extends object ? Omit<I, 'key'> : I;
+
+/** What a compensation's input is built from: the run, and the step's input and result. */
+export type CompensationContext<TData, I, R> = StepContext<TData> & {
+  /** The step's input; absent when compensating on behalf of a closed owner. */
+  input?: StepInput<I>;
+  /** The step's result; absent while unknown (the step failed, timed out or never ran). */
+  result?: R;
+};
+
+/** How one step is undone: a step of its own (own name, own key), pushed before the step runs. */
+export type CompensationDeclaration<TData, A extends ActivityMap, I, R> = {
+  [C in keyof A]: {
+    /**
+     * Its name: its key is `<kind>:<entityId>:<name>`.
+     * @example name: 'refund'
+     */
+    name: string;
+    /** @example activity: 'refundPayment' */
+    activity: C;
+    /** @example retry: 'foreign' */
+    retry: RetryClass;
+    /**
+     * Its input, from the step's input and result (when known) and the run.
+     * @example input: ({ data, result }) => ({ orderId: data.orderId, chargeId: result?.chargeId })
+     */
+    input: (ctx: CompensationContext<TData, I, R>) => StepInput<Parameters<A[C]>[0]>;
+    /** @example summary: (i) => `refund ${i.orderId} · ${i.key}` */
+    summary?: (input: Parameters<A[C]>[0]) => string;
+  };
+}[keyof A];
+
+/** A step declared once, called in the body as `steps.<name>(input)`. */
+export type ActivityStepDeclaration<TData, A extends ActivityMap> = {
+  [K in keyof A]: StepTimeouts & {
+    /**
+     * The activity it calls (typed from the domain's activities).
+     * @example activity: 'chargePayment'
+     */
+    activity: K;
+    /**
+     * `foreign` (a provider: transient causes wait, then park) or `own` (our database).
+     * @example retry: 'foreign'
+     */
+    retry: RetryClass;
+    /**
+     * What the status says while it runs. Default: the step's name.
+     * @example running: 'charging'
+     */
+    running?: string;
+    /**
+     * This step's business failures (ApplicationFailure types) and the outcome each ends
+     * the run with, unless the body catches its StepFailure. Not retried.
+     * @example failures: { PaymentDeclined: 'declined' }
+     */
+    failures?: Readonly<Record<string, string>>;
+    /**
+     * How it is undone on a later business failure or a cancellation.
+     * @example compensate: { name: 'refund', activity: 'refundPayment', retry: 'foreign', input: ({ data }) => ({ orderId: data.orderId }) }
+     */
+    compensate?: CompensationDeclaration<TData, A, Parameters<A[K]>[0], Awaited<ReturnType<A[K]>>>;
+    /**
+     * Run as a local activity (only for an `own` call safe to run again). Default: false.
+     * @example local: true
+     */
+    local?: boolean;
+    /** @example summary: (i) => `charge ${i.amountMinor} · ${i.key}` */
+    summary?: (input: Parameters<A[K]>[0]) => string;
+  };
+}[keyof A];
+
+/** A step that publishes an event (its key is the event ID, the entity its record key). */
+export interface PublishDeclaration {
+  /**
+   * The event type; the domain's `publishes` names its topic.
+   * @example publish: 'RenewalCharged'
+   */
+  publish: string;
+}
+
+export type StepDeclaration<TData, A extends ActivityMap> =
+  ActivityStepDeclaration<TData, A> | PublishDeclaration;
+
+/** How the body calls a declared step: input without `key`, the activity's result back. */
+export type StepFunction<D, A extends ActivityMap> = D extends { activity: infer K }
+  ? K extends keyof A
+    ? // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "no field is required"
+      {} extends StepInput<Parameters<A[K]>[0]>
+      ? (input?: StepInput<Parameters<A[K]>[0]>) => Promise<Awaited<ReturnType<A[K]>>>
+      : (input: StepInput<Parameters<A[K]>[0]>) => Promise<Awaited<ReturnType<A[K]>>>
+    : never
+  : (data: object) => Promise<PublishEventResult>;
+
+/** What the body of a code-first workflow receives. */
+export interface WorkflowContext<TData, A extends ActivityMap, S, TExtra extends object> {
+  /** The validated event data the run was started with. */
+  data: TData;
+  event: EventMeta;
+  entityId: string;
+  workflowId: string;
+  /** Every declared step's and compensation's key. */
+  keys: Readonly<Record<string, string>>;
+  /** This run as the claim judges it (for a step that claims inside its own transaction). */
+  claimant: ClaimCandidate;
+  /** The status query's answer; the domain's own fields (`status`) are the body's to set. */
+  status: SagaStatus & TExtra;
+  /** The declared steps: each awaits its activity (a recovery point) and returns its result. */
+  steps: { [N in keyof S]: StepFunction<S[N], A> };
+  /** A durable timer; shown as Step `sleeping`. @example await sleep('reminder', '14 days') */
+  sleep(label: string, duration: Duration): Promise<void>;
+  /**
+   * Waits for a signal or an update until the timeout; `undefined` when the deadline passed.
+   * Shown as Step `awaiting_<label>`.
+   * @example const approval = await waitFor('approval', approvePayout, { timeout: '2 days' })
+   */
+  waitFor<T>(
+    label: string,
+    on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
+    options: WaitOptions,
+  ): Promise<T | undefined>;
+  /**
+   * A child workflow with the ID `<workflowId>/<name>`; cancelling this run cancels it.
+   * @example const receipt = await child('receipt', 'sendReceipt', { data, event })
+   */
+  child<R = unknown>(name: string, workflowType: string, input: unknown): Promise<R>;
+  /**
+   * Ends the run with an outcome (declared in `outcomes`) after unwinding what was done.
+   * @example if (!approval) return fail('expired', 'no approval within 2 days')
+   */
+  fail(outcome: string, reason: string): never;
+}
+
+/** A code-first workflow: its entity, its declared steps, its body. */
+export interface WorkflowDefinition<
+  TData,
+  A extends ActivityMap,
+  S extends Record<string, StepDeclaration<TData, A>>,
+  TExtra extends object = object,
+> extends Omit<SagaDefinition<TData, A, TExtra>, 'steps' | 'claim'> {
+  /**
+   * Every step the body may call, by name (its key is `<kind>:<entityId>:<name>`).
+   * @example steps: { charge: { activity: 'chargeCard', retry: 'foreign' } }
+   */
+  steps: S;
+  /**
+   * Outcomes the body may end the run with through `fail`. Default: none.
+   * @example outcomes: ['expired']
+   */
+  outcomes?: readonly string[];
+  /**
+   * How the entity is claimed, when one of the steps claims in its own transaction.
+   * Default: the engine claims before the body runs.
+   * @example claim: { step: 'reserve', verdict, cancelled, settle }
+   */
+  claim?: InStepClaim<TData, A> & { step: keyof S & string };
+  /**
+   * The workflow's body: plain async code over the steps, sleeps, waits and children.
+   * Its returned object joins the workflow result.
+   * @example async run({ data, steps }) { await steps.issue({ cardId: data.cardId }) }
+   */
+  run(ctx: WorkflowContext<TData, A, S, TExtra>): Promise<object | void>;
+}
