@@ -1,9 +1,8 @@
 // The Schema Registry side of the bridge: values in the Confluent wire format (a zero byte, a
 // 4-byte schema ID, the Avro, Protobuf or JSON Schema payload) decoded into the JSON a route
-// validates. The client library (@confluentinc/schemaregistry: the wire format's owner's, with
-// Protobuf's message indexes, which protobufjs decodes: registry-protobuf.ts) brings about 300
-// modules; it is loaded on the first
-// createRegistryDecoder, so a bridge without a registry never carries it.
+// validates. The client library (@confluentinc/schemaregistry: the wire format's owner's;
+// Protobuf is decoded by protobufjs, registry-protobuf.ts) brings about 300 modules; it is
+// loaded on the first value to decode, so a bridge that never sees one never carries it.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import type {
@@ -120,10 +119,20 @@ function isRequestFailure(lib: Library, err: unknown): boolean {
 }
 
 /**
- * A decoder for the registry `config` names. Its schemas are cached by ID (the client's
- * cache), so only a schema's first value costs a request.
+ * A decoder for the registry `config` names. The client library is loaded on the first value
+ * to decode, so a bridge configured with a registry but fed JSON carries none of it. Its
+ * schemas are cached by ID (the client's cache), so only a schema's first value costs a
+ * request.
  */
 export function createRegistryDecoder(config: SchemaRegistryConfig): RegistryDecoder {
+  let loaded: RegistryDecoder | undefined;
+  return {
+    url: config.url,
+    decode: (topic, value) => (loaded ??= loadDecoder(config)).decode(topic, value),
+  };
+}
+
+function loadDecoder(config: SchemaRegistryConfig): RegistryDecoder {
   const lib = loadLibrary();
   const client = createClient(lib, config);
   const deserializers = new Map<SchemaFormat, Deserializer>();
