@@ -96,15 +96,22 @@ export function registryApiUrl(port: number): string {
   return `http://127.0.0.1:${port}/apis/ccompat/v7`;
 }
 
+/** The registry's ports: its API, and the management interface Quarkus builds in. */
+export interface RegistryPorts {
+  http: number;
+  management: number;
+}
+
 /**
  * Starts Apicurio on loopback, its heap bounded so it fits beside the brokers on a small
- * machine, its management interface off (it would listen on all interfaces, on a fixed port).
- * Returns the pid.
+ * machine. Its management interface (health, metrics) is built in and cannot be turned off at
+ * run time; it would listen on 0.0.0.0:9000, so a second stack's registry (or anything else on
+ * 9000) would fail to start: it gets a loopback port of its own. Returns the pid.
  */
 export function startSchemaRegistry(
   paths: StackPaths,
   install: RegistryInstall,
-  port: number,
+  ports: RegistryPorts,
   logName = 'schema-registry',
 ): number {
   return spawnService({
@@ -116,21 +123,23 @@ export function startSchemaRegistry(
     env: {
       ...process.env,
       QUARKUS_HTTP_HOST: '127.0.0.1',
-      QUARKUS_HTTP_PORT: String(port),
-      QUARKUS_MANAGEMENT_ENABLED: 'false',
+      QUARKUS_HTTP_PORT: String(ports.http),
+      QUARKUS_MANAGEMENT_HOST: '127.0.0.1',
+      QUARKUS_MANAGEMENT_PORT: String(ports.management),
       // Schemas in memory, as Apicurio's default; no telemetry, no browser UI links.
       QUARKUS_OTEL_ENABLED: 'false',
     },
   });
 }
 
-/** Waits until the Confluent-compatible API answers. */
-export async function waitForSchemaRegistry(port: number, timeoutMs: number): Promise<void> {
-  await waitFor(
-    async () => {
-      const res = await fetch(`${registryApiUrl(port)}/subjects`);
-      return res.status === 200;
-    },
-    { timeoutMs, intervalMs: 250, what: `Apicurio Registry on 127.0.0.1:${port}` },
-  );
+/**
+ * Waits until the registry at `url` (its Confluent-compatible API) answers: the stack does
+ * not wait for it, whoever uses it first does. The timeout names the stack's log of it.
+ */
+export async function waitForSchemaRegistry(url: string, timeoutMs = 120_000): Promise<void> {
+  await waitFor(async () => (await fetch(`${url}/subjects`)).ok, {
+    timeoutMs,
+    intervalMs: 250,
+    what: `the schema registry at ${url} (the local stack's logs/schema-registry.log says why not)`,
+  });
 }

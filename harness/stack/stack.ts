@@ -226,6 +226,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     registry: registryInstall
       ? await pickPort(envPort(env, 'ONCEFLOW_SCHEMA_REGISTRY_PORT', 8081), taken)
       : 0,
+    registryManagement: registryInstall ? await pickAnyPort(taken) : 0,
   };
   const kafkaLayout = external.kafka
     ? undefined
@@ -322,9 +323,12 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       );
     }
     if (registryInstall) {
-      const pid = startSchemaRegistry(paths, registryInstall, ports.registry);
+      const pid = startSchemaRegistry(paths, registryInstall, {
+        http: ports.registry,
+        management: ports.registryManagement,
+      });
       state.pids['schema-registry'] = pid;
-      state.ports.push(ports.registry);
+      state.ports.push(ports.registry, ports.registryManagement);
       state.versions.apicurioRegistry = VERSIONS.apicurioRegistry;
       state.env.SCHEMA_REGISTRY_URL = registryApiUrl(ports.registry);
       // Not waited for: its JVM takes about 9 s to boot, more than the rest of the stack, and a

@@ -3,7 +3,7 @@ import { AvroSerializer } from '@confluentinc/schemaregistry/dist/serde/avro';
 import { SerdeType } from '@confluentinc/schemaregistry/dist/serde/serde';
 import { HEADER } from '../../src/events/envelope';
 import type { KafkaRecord } from '../../src/events/event-message';
-import { waitFor } from '../../src/util/wait';
+import { waitForSchemaRegistry } from '../stack/schema-registry';
 
 /**
  * OrderPlaced as Avro: the fields of src/domains/orders/order-events.ts, so the order route
@@ -62,11 +62,7 @@ export async function withAvroOrders(
   avro: number;
 }> {
   if (options.share <= 0) return { records, avro: 0 };
-  await waitFor(async () => (await fetch(`${options.url}/subjects`)).ok, {
-    timeoutMs: 120_000,
-    intervalMs: 250,
-    what: `the schema registry at ${options.url}`,
-  });
+  await waitForSchemaRegistry(options.url);
   const client = new SchemaRegistryClient({ baseURLs: [options.url] });
   const subject = `${options.topic}-value`;
   const id = await client.register(subject, { schemaType: 'AVRO', schema: ORDER_PLACED_AVRO });

@@ -2,7 +2,7 @@ import protobufjs from 'protobufjs';
 import { SchemaRegistryClient } from '@confluentinc/schemaregistry/dist/schemaregistry-client';
 import { AvroSerializer } from '@confluentinc/schemaregistry/dist/serde/avro';
 import { SchemaId, SerdeType } from '@confluentinc/schemaregistry/dist/serde/serde';
-import { waitFor } from '../../src/util/wait';
+import { waitForSchemaRegistry } from '../../harness/stack/schema-registry';
 
 /** The stack's registry (Apicurio's Confluent-compatible API), once it answers. */
 export async function stackRegistryUrl(): Promise<string> {
@@ -11,11 +11,7 @@ export async function stackRegistryUrl(): Promise<string> {
     throw new Error(
       'no SCHEMA_REGISTRY_URL: the stack runs no registry (ONCEFLOW_SCHEMA_REGISTRY=off)',
     );
-  await waitFor(async () => (await fetch(`${url}/subjects`)).ok, {
-    timeoutMs: 120_000,
-    intervalMs: 250,
-    what: `the schema registry at ${url}`,
-  });
+  await waitForSchemaRegistry(url);
   return url;
 }
 
