@@ -47,6 +47,8 @@ export interface StackPaths {
   stateFile: string;
   /** The pinned Node.js scripts/ensure-node.sh installs when the machine's is older. */
   node: string;
+  /** The schema registry's storage (an H2 file): its schemas outlive a restart, as Kafka's data does. */
+  schemaRegistryData: string;
 }
 
 /** The stack's folders under `root`: ONCEFLOW_STATE_DIR, else `.onceflow/` (src/config owns the rule). */
@@ -68,6 +70,7 @@ export function stackPaths(root = localStackDir(process.env)): StackPaths {
     providersAdminToken: resolve(r, 'providers-admin-token'),
     stateFile: localStackFileIn(r),
     node: resolve(r, 'node'),
+    schemaRegistryData: resolve(r, 'schema-registry'),
   };
 }
 

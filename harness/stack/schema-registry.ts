@@ -11,7 +11,7 @@ import { waitFor } from '../../src/util/wait';
 /**
  * The local stack's Schema Registry: Apicurio Registry (io.apicurio:apicurio-registry-app,
  * classifier `all`, a Quarkus fast-jar) from Maven Central, on a Java 21 or newer, schemas kept
- * in memory (a dev registry: they go with it). onceflow's bridge reads its Confluent-compatible
+ * in an H2 file in the state folder (they outlive a restart). onceflow's bridge reads its Confluent-compatible
  * API at `/apis/ccompat/v7`; Apicurio's own serdes use `/apis/registry/v3`.
  */
 
@@ -114,6 +114,7 @@ export function startSchemaRegistry(
   ports: RegistryPorts,
   logName = 'schema-registry',
 ): number {
+  mkdirSync(paths.schemaRegistryData, { recursive: true });
   return spawnService({
     name: logName,
     command: install.java,
@@ -126,7 +127,9 @@ export function startSchemaRegistry(
       QUARKUS_HTTP_PORT: String(ports.http),
       QUARKUS_MANAGEMENT_HOST: '127.0.0.1',
       QUARKUS_MANAGEMENT_PORT: String(ports.management),
-      // Schemas in memory, as Apicurio's default; no telemetry, no browser UI links.
+      // Schemas in an H2 file in the state folder, not Apicurio's default memory: records on the
+      // stack's topics outlive a restart, and their schema IDs must still be known then.
+      APICURIO_DATASOURCE_URL: `jdbc:h2:file:${join(paths.schemaRegistryData, 'registry')};DB_CLOSE_ON_EXIT=FALSE`,
       QUARKUS_OTEL_ENABLED: 'false',
     },
   });
