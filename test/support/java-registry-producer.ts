@@ -84,11 +84,12 @@ export async function produceWithApicurioSerde(options: SerdeProduceOptions): Pr
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  // Well inside a test's timeout, so a JVM that hangs fails with its own output.
   const exited = new Promise<number | null>((done, fail) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`RegistryProducer still running after 120 s:\n${output}`));
-    }, 120_000);
+      fail(new Error(`RegistryProducer still running after 90 s:\n${output}`));
+    }, 90_000);
     child.once('error', (err) => (clearTimeout(timer), fail(err)));
     child.once('exit', (code) => (clearTimeout(timer), done(code)));
   });
