@@ -15,7 +15,15 @@ export {
 } from './engine/define-domain';
 export { routesOfDomains } from './engine/registry';
 export { defineRoute, type RouteSpec } from './events/define-route';
-export type { Route, RouteTable } from './events/routes';
+export { FramingConflictError, type Route, type RouteTable } from './events/routes';
+export type {
+  CloudEventsOptions,
+  DebeziumOutboxOptions,
+  FramedEvent,
+  FramedMessage,
+  FramingFunction,
+  FramingSpec,
+} from './events/framing';
 export type { DataSchema, StandardSchemaV1 } from './events/data-schema';
 export type { IdentityFunction, IdentityStrategy } from './events/identity';
 export type { Envelope } from './events/envelope';

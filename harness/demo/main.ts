@@ -34,8 +34,25 @@ import {
 import { createProgress } from '../../src/util/progress';
 import { parseArgsOrUsage, parsePositiveInt, UsageError } from '../../src/util/usage-error';
 import { dlqTopicOf } from '../../src/events/dlq-topic';
+import { withAvroOrders } from '../tools/order-avro';
 
-const DEMO_USAGE = 'usage: npm run demo -- [--orders 300] [--seed 1] [--stop]\n';
+const DEMO_USAGE = 'usage: npm run demo -- [--orders 300] [--seed 1] [--avro-share 0.2] [--stop]\n';
+
+/** The share of orders published as Avro when the stack runs a registry (none without one). */
+const DEFAULT_AVRO_SHARE = 0.2;
+
+/** `--avro-share`: a fraction 0..1; without a registry only 0 is possible. */
+function parseAvroShare(text: string | undefined, registry: boolean): number {
+  if (text === undefined) return registry ? DEFAULT_AVRO_SHARE : 0;
+  const share = Number(text);
+  if (!(share >= 0 && share <= 1))
+    throw new UsageError(`--avro-share must be a fraction from 0 to 1, got ${text}`);
+  if (share > 0 && !registry)
+    throw new UsageError(
+      '--avro-share needs a schema registry: the stack runs none (ONCEFLOW_SCHEMA_REGISTRY=off) and SCHEMA_REGISTRY_URL is unset',
+    );
+  return share;
+}
 
 /**
  * `npm run demo`: the whole pipeline on the embedded local stack. Installs and starts the
@@ -48,13 +65,19 @@ const DEMO_USAGE = 'usage: npm run demo -- [--orders 300] [--seed 1] [--stop]\n'
  */
 async function main(): Promise<number> {
   const { values } = parseArgsOrUsage({
-    options: { orders: { type: 'string' }, seed: { type: 'string' }, stop: { type: 'boolean' } },
+    options: {
+      orders: { type: 'string' },
+      seed: { type: 'string' },
+      'avro-share': { type: 'string' },
+      stop: { type: 'boolean' },
+    },
   });
   const orderCount = parsePositiveInt(values.orders, '--orders', 300);
   const seed = Number(values.seed ?? 1);
   const started = Date.now();
   const stack = await startPreparedStack();
   const config = loadConfigOrExit();
+  const avroShare = parseAvroShare(values['avro-share'], config.schemaRegistry !== undefined);
   const pool = createPool(config.database, { schema: config.database.schema });
   const client = await connectClient(config);
   const kafka = createKafka(config.kafka, 'demo');
@@ -72,10 +95,15 @@ async function main(): Promise<number> {
     components.push(bridge);
     await waitForHttp(bridge, metricsUrl);
 
-    const { records } = scenario;
     const { counts, orders, cancelledOrderIds } = scenario.stream;
     const payoutCounts = scenario.payouts.counts;
     const topic = config.kafka.topics[0]!;
+    // A share of the orders as Avro through the registry (docs/bridge.md, "Schema Registry").
+    const { records, avro } = await withAvroOrders(scenario.records, {
+      url: config.schemaRegistry?.url ?? '',
+      topic,
+      share: avroShare,
+    });
     const producer = kafka.producer();
     await producer.connect();
     await publishPerPartition(kafka, producer, { topic, messages: records });
@@ -162,7 +190,7 @@ async function main(): Promise<number> {
         '',
         `onceflow demo summary (run ${scenario.run}, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
         `  messages published   ${records.length} (${counts.duplicates + payoutCounts.duplicates} redeliveries, ${counts.reemits + payoutCounts.reemits} re-emits, ${counts.conflicts + payoutCounts.conflicts} conflicts, ${counts.poison + payoutCounts.poison} poison)`,
-        `  orders               ${counts.orders}, cancellations ${counts.cancels}`,
+        `  orders               ${counts.orders}, cancellations ${counts.cancels}; ${avro} messages as Avro through the schema registry`,
         `  payouts              ${payoutCounts.payouts}, cancellations ${payoutCounts.cancels}, version bumps ${payoutCounts.versionBumps}`,
         `  workflows            ${expected} finished; orders by outcome: ${fmt(byStep)}`,
         `                       payouts by outcome: ${fmt(payoutsBy)}`,

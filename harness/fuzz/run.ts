@@ -120,6 +120,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
     // A route that takes any JSON object as data, so deeply nested data reaches z.json().
     BRIDGE_EXTRA_ROUTES: JSON.stringify({ [FUZZ_EVENT_TYPE]: 'fuzzNote' }),
+    // No registry: random bytes may open with the wire format's zero byte, and a schema ID the
+    // registry does not know stalls the partition (the environment's fault, by design); without
+    // a registry such a value is unparseable poison, which is what fuzzing judges.
+    SCHEMA_REGISTRY_URL: '',
   };
   const config = loadConfig(env);
   const topic = config.kafka.topics[0]!;

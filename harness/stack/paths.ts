@@ -20,6 +20,8 @@ export const VERSIONS = {
   temporalUiServer: '2.54.1',
   /** io.zipkin:zipkin-server (exec jar), the trace viewer started with ONCEFLOW_TRACING=on. */
   zipkin: '3.6.1',
+  /** io.apicurio:apicurio-registry-app (`all` tar.gz), the local Schema Registry (Java 21+). */
+  apicurioRegistry: '3.3.3',
 } as const;
 
 /** The git-ignored folder that holds binaries, jars, data and logs of the dev stack. */
@@ -43,6 +45,10 @@ export interface StackPaths {
   providersAdminToken: string;
   /** Pids and addresses of a running stack, for `stack:stop` and for reuse. */
   stateFile: string;
+  /** The pinned Node.js scripts/ensure-node.sh installs when the machine's is older. */
+  node: string;
+  /** The schema registry's storage (an H2 file): its schemas outlive a restart, as Kafka's data does. */
+  schemaRegistryData: string;
 }
 
 /** The stack's folders under `root`: ONCEFLOW_STATE_DIR, else `.onceflow/` (src/config owns the rule). */
@@ -63,6 +69,8 @@ export function stackPaths(root = localStackDir(process.env)): StackPaths {
     encryptionKeys: resolve(r, 'encryption-keys'),
     providersAdminToken: resolve(r, 'providers-admin-token'),
     stateFile: localStackFileIn(r),
+    node: resolve(r, 'node'),
+    schemaRegistryData: resolve(r, 'schema-registry'),
   };
 }
 
@@ -80,5 +88,6 @@ export function stackPathsSharingInstalls(
     bin: installs.bin,
     cache: installs.cache,
     kafkaLibs: installs.kafkaLibs,
+    node: installs.node,
   };
 }

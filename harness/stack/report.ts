@@ -21,6 +21,7 @@ export function describeStack(stack: RunningStack): string {
     `PostgreSQL    ${redactUrl(env.DATABASE_URL)}`,
     `keys          ${env.ONCEFLOW_ENCRYPTION_KEY_FILE ?? '(none)'}`,
     `codec server  ${stack.state.codecUrl ?? '(none)'}`,
+    `registry      ${env.SCHEMA_REGISTRY_URL ?? '(none)'}`,
     `versions      ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,

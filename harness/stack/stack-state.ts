@@ -9,10 +9,17 @@ import { DEFAULT_TOPOLOGY, type StackTopology } from './topology';
 /**
  * A process of the stack: `temporal` (dev server or real server), `temporal-ui` (the real
  * server's Web UI), `kafka` (the single broker) or `kafka-controller` and `kafka-1`..`kafka-3`
- * (the cluster), `postgres`, `codec`, `zipkin` (the trace viewer, ONCEFLOW_TRACING=on).
+ * (the cluster), `postgres`, `codec`, `zipkin` (the trace viewer, ONCEFLOW_TRACING=on),
+ * `schema-registry` (Apicurio, unless ONCEFLOW_SCHEMA_REGISTRY=off).
  */
 export type ServiceName =
-  'temporal' | 'temporal-ui' | KafkaProcessName | 'postgres' | 'codec' | 'zipkin';
+  | 'temporal'
+  | 'temporal-ui'
+  | KafkaProcessName
+  | 'postgres'
+  | 'codec'
+  | 'zipkin'
+  | 'schema-registry';
 
 /** What `.onceflow/stack.json` records about a running stack. */
 export interface StackState {

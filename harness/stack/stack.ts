@@ -37,6 +37,13 @@ import {
 import { installTemporalUi, startTemporalUi, waitForTemporalUi } from './temporal-ui';
 import { prepareTemporalDatabases } from './temporal-server-db';
 import { installZipkin, startZipkin, waitForZipkin, zipkinSettings } from './zipkin';
+import {
+  installSchemaRegistry,
+  registryApiUrl,
+  registryMode,
+  registryWanted,
+  startSchemaRegistry,
+} from './schema-registry';
 
 export {
   killStackNow,
@@ -177,6 +184,9 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       if (tracingWanted(env) && !previous.pids.zipkin) {
         log('it runs no trace viewer: stop it (npm run stack:stop) to start one with tracing on');
       }
+      if (registryWanted(env) && !env.SCHEMA_REGISTRY_URL && !previous.pids['schema-registry']) {
+        log('it runs no schema registry: stop it (npm run stack:stop) to start one');
+      }
       const state = { ...previous, env: { ...previous.env, ...devKeyEnv(env, paths) } };
       return { state, paths, owned: false, stop: async () => undefined };
     }
@@ -188,7 +198,9 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   const realServer = topology.temporal === 'server' && !external.temporal;
   const installStarted = Date.now();
   const tracing = tracingWanted(env);
-  const [temporalBin, serverInstall, , pgInstall, zipkinJar] = await Promise.all([
+  // An external registry (SCHEMA_REGISTRY_URL) is used as it is, like the other services.
+  const registry = registryWanted(env) && !env.SCHEMA_REGISTRY_URL;
+  const [temporalBin, serverInstall, , pgInstall, zipkinJar, registryInstall] = await Promise.all([
     external.temporal || realServer ? undefined : installTemporal(paths, log),
     // The UI after the server: two Go builds at once only slow each other on a small machine.
     realServer
@@ -200,6 +212,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     external.kafka ? undefined : installKafka(paths, log),
     external.postgres ? undefined : installPostgres(paths, log),
     tracing ? installZipkin(paths, log) : undefined,
+    registry ? installSchemaRegistry(paths, log, registryMode(env)) : undefined,
   ]);
   log(`installed in ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
 
@@ -210,6 +223,10 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     postgres: await pickPort(envPort(env, 'ONCEFLOW_POSTGRES_PORT', 55432), taken),
     codec: await pickPort(envPort(env, 'ONCEFLOW_CODEC_PORT', 8089), taken),
     zipkin: zipkinJar ? await pickPort(envPort(env, 'ONCEFLOW_ZIPKIN_PORT', 9411), taken) : 0,
+    registry: registryInstall
+      ? await pickPort(envPort(env, 'ONCEFLOW_SCHEMA_REGISTRY_PORT', 8081), taken)
+      : 0,
+    registryManagement: registryInstall ? await pickAnyPort(taken) : 0,
   };
   const kafkaLayout = external.kafka
     ? undefined
@@ -305,6 +322,20 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         readyWhileAlive(state.pids.zipkin, 'zipkin', waitForZipkin(ports.zipkin, timeoutMs)),
       );
     }
+    if (registryInstall) {
+      const pid = startSchemaRegistry(paths, registryInstall, {
+        http: ports.registry,
+        management: ports.registryManagement,
+      });
+      state.pids['schema-registry'] = pid;
+      state.ports.push(ports.registry, ports.registryManagement);
+      state.versions.apicurioRegistry = VERSIONS.apicurioRegistry;
+      state.env.SCHEMA_REGISTRY_URL = registryApiUrl(ports.registry);
+      // Not waited for: its JVM takes about 9 s to boot, more than the rest of the stack, and a
+      // bridge treats a registry not up yet like one that is down (its partitions wait).
+      // Whoever produces through it first waits for it (waitForSchemaRegistry).
+      log('schema registry starting in the background');
+    }
     let postgresReady: Promise<void> = Promise.resolve();
     if (pgInstall) {
       state.pids.postgres = await startPostgres(paths, pgInstall, ports.postgres);
@@ -350,6 +381,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       'postgres',
       'codec',
       'zipkin',
+      'schema-registry',
     ];
     const logs = names
       .filter((n) => existsSync(join(paths.logs, `${n}.log`)))

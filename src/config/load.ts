@@ -3,6 +3,7 @@ import { ConfigError } from './config-error';
 import { parseEnv, type Env, type SettingProblem } from './env';
 import type { LivenessProbe } from './local-stack-file';
 import { fromStackNamed, keyHintOf, layerSettings, type ConfigOrigin } from './sources';
+import { schemaRegistryOf, schemaRegistryProblems } from './schema-registry';
 
 /** Payload encryption (src/temporal/data-converter.ts). */
 export interface EncryptionConfig {
@@ -147,6 +148,7 @@ function crossCheck(e: Env): SettingProblem[] {
         'KAFKA_SSL on, use scram-sha-256/512, or set KAFKA_SASL_PLAIN_WITHOUT_TLS=true',
     });
   }
+  problems.push(...schemaRegistryProblems(e));
   // pg lets TLS parameters in the URL override DATABASE_SSL (`?sslmode=disable` would turn TLS
   // off, `?sslmode=require` would drop verification): one place decides, so the URL may not.
   const urlTls = [...new URL(e.DATABASE_URL).searchParams.keys()].filter((k) =>
@@ -210,6 +212,8 @@ function toConfig(e: Env) {
           }
         : undefined,
     },
+    /** undefined: no registry; wire-format values are poison (src/kafka/registry-decoder.ts). */
+    schemaRegistry: schemaRegistryOf(e),
     database: {
       url: e.DATABASE_URL,
       ssl: e.DATABASE_SSL,

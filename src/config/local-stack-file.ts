@@ -47,6 +47,8 @@ export const LOCAL_STACK_SETTINGS = [
   'OTEL_TRACES_EXPORTER',
   'OTEL_EXPORTER_ZIPKIN_ENDPOINT',
   'ONCEFLOW_TRACE_URL',
+  // Unless the stack was started with ONCEFLOW_SCHEMA_REGISTRY=off: its Apicurio.
+  'SCHEMA_REGISTRY_URL',
 ] as const;
 
 export type LocalStackSetting = (typeof LOCAL_STACK_SETTINGS)[number];
@@ -69,6 +71,8 @@ export type LocalStackEnv = {
   OTEL_TRACES_EXPORTER?: string;
   OTEL_EXPORTER_ZIPKIN_ENDPOINT?: string;
   ONCEFLOW_TRACE_URL?: string;
+  /** The stack's Schema Registry (Apicurio's Confluent-compatible API). */
+  SCHEMA_REGISTRY_URL?: string;
 };
 
 /** What both sides read from the state file. */

@@ -51,6 +51,18 @@ export function redactConfig(config: Config): Config {
       sasl: config.kafka.sasl ? { ...config.kafka.sasl, password: '***' } : undefined,
     },
     database: { ...config.database, url: redactUrl(config.database.url) },
+    schemaRegistry: config.schemaRegistry && {
+      ...config.schemaRegistry,
+      url: redactUrl(config.schemaRegistry.url),
+      ...(config.schemaRegistry.auth
+        ? {
+            auth:
+              'bearerToken' in config.schemaRegistry.auth
+                ? { bearerToken: '***' }
+                : { ...config.schemaRegistry.auth, password: '***' },
+          }
+        : {}),
+    },
     encryption: { ...config.encryption, ring: undefined },
     providers: {
       ...config.providers,

@@ -96,6 +96,41 @@ export const SETTINGS = {
       '(loopback, a sidecar). Otherwise that combination is a config error.',
     shownDefault: 'off',
   },
+  SCHEMA_REGISTRY_URL: {
+    parse: httpUrl,
+    doc:
+      'Schema Registry (Confluent API; Apicurio at `/apis/ccompat/v7`) that decodes values in ' +
+      'the Confluent wire format (Avro, Protobuf, JSON Schema). Unset: such values are ' +
+      '`unparseable` poison. No credentials in the URL (SCHEMA_REGISTRY_USERNAME/PASSWORD).',
+  },
+  SCHEMA_REGISTRY_USERNAME: { parse: nonEmpty, doc: 'Basic auth user of the registry.' },
+  SCHEMA_REGISTRY_PASSWORD: {
+    parse: nonEmpty,
+    doc: 'Basic auth password of the registry.',
+    secret: true,
+  },
+  SCHEMA_REGISTRY_BEARER_TOKEN: {
+    parse: nonEmpty,
+    doc: 'Bearer token of the registry (instead of basic auth).',
+    secret: true,
+  },
+  SCHEMA_REGISTRY_CA_PATH: {
+    parse: nonEmpty,
+    doc: 'CA of the registry certificate (https://; default: the system CAs).',
+  },
+  SCHEMA_REGISTRY_TLS_CERT_PATH: {
+    parse: nonEmpty,
+    doc: 'mTLS client certificate for the registry (with the key).',
+  },
+  SCHEMA_REGISTRY_TLS_KEY_PATH: {
+    parse: nonEmpty,
+    doc: 'mTLS client key for the registry (with the certificate).',
+  },
+  SCHEMA_REGISTRY_TIMEOUT_MS: {
+    parse: positiveInt,
+    default: '10000',
+    doc: 'A registry request that takes longer fails (and is retried: the partition waits).',
+  },
   DATABASE_URL: {
     parse: postgresUrl,
     default: 'postgres://onceflow@127.0.0.1:55432/onceflow',

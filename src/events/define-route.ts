@@ -1,5 +1,6 @@
 import type { DataSchema } from './data-schema';
 import type { Envelope } from './envelope';
+import { resolveFraming, type FramingSpec } from './framing';
 import type { IdentityFunction, IdentityStrategy } from './identity';
 import type { Route } from './routes';
 
@@ -15,6 +16,15 @@ export interface RouteSpec<TData> {
    * @example topics: ['gift-cards']
    */
   topics?: readonly string[];
+  /**
+   * How its events are framed on those topics: onceflow's `'envelope'`, `'cloudevents'`
+   * (binary or structured), `'debezium-outbox'` (or either with options), or a function for
+   * anything else. The routes of one topic share one framing. Default: `'envelope'`.
+   * @example framing: 'cloudevents'
+   * @example framing: { kind: 'debezium-outbox', eventType: { field: 'eventType' } }
+   * @example framing: (m) => ({ eventType: 'PaymentCaptured', eventId: m.header('id'), aggregateId: (m.value as { paymentId: string }).paymentId, data: m.value })
+   */
+  framing?: FramingSpec;
   /**
    * Validates and normalises `data`: a zod schema, any Standard Schema (valibot, ArkType), or a
    * function returning the decoded value and throwing on bad input. Its output is the
@@ -87,6 +97,7 @@ export function defineRoute<TData>(spec: RouteSpec<TData>): Route {
     dataSchema: spec.schema as DataSchema<unknown>,
     workflowIdPrefix: spec.workflowIdPrefix ?? spec.eventType,
     ...(spec.topics ? { topics: [...spec.topics] } : {}),
+    ...(spec.framing !== undefined ? { framing: resolveFraming(spec.framing) } : {}),
     ...(spec.summary ? { summarize: spec.summary as Route['summarize'] } : {}),
     ...(spec.entityId ? { entityId: spec.entityId as Route['entityId'] } : {}),
     ...(spec.customerId ? { customerId: spec.customerId as Route['customerId'] } : {}),

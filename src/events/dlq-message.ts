@@ -26,6 +26,8 @@ export const DLQ_HEADER = {
    * bounds. Absent when every header was copied.
    */
   droppedHeaders: 'dlq-dropped-headers',
+  /** The schema ID of a value in the Schema Registry wire format (its bytes 1-4), when it is one. */
+  schemaId: 'dlq-schema-id',
 } as const;
 
 /** Longest `dlq-error` kept; a full zod report on a 500-line order must not bloat headers. */
@@ -46,6 +48,8 @@ export interface BuildDlqMessageInput {
   error: string;
   /** When this failure happened; passed in so the builder stays pure and testable. */
   failedAt: Date;
+  /** The schema ID of a value in the registry wire format: `dlq-schema-id`. */
+  schemaId?: number;
 }
 
 /** A message ready for `producer.send({ topic, messages: [message] })`. */
@@ -100,6 +104,7 @@ export function buildDlqMessage(input: BuildDlqMessageInput): DlqRecord {
   headers[DLQ_HEADER.firstFailedAt] = firstFailedAt ?? input.failedAt.toISOString();
   headers[DLQ_HEADER.failureCount] = String((previousCount ?? 0) + 1);
   if (dropped.length > 0) headers[DLQ_HEADER.droppedHeaders] = listNames(dropped);
+  if (input.schemaId !== undefined) headers[DLQ_HEADER.schemaId] = String(input.schemaId);
 
   return {
     topic: dlqTopicOf(input.topic),

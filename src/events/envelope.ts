@@ -1,10 +1,13 @@
 import type { IHeaders } from 'kafkajs';
 import { headerBoundProblem, headerValues, sanitizeHeaders } from './headers';
-import { decodeUtf8, isJsonContentType, parseJsonValue } from './json-value';
+import { decodeUtf8 } from './json-value';
+import { asJsonObject, readMessageValue, type DecodedValue } from './message-value';
 import { poison, PoisonError, type Poison } from './poison';
+import { checkEventType, checkId, parseAggregateVersion } from './event-fields';
 
 export { POISON_REASONS, type Poison, type PoisonReason } from './poison';
 export { MAX_JSON_DEPTH } from './json-value';
+export { MAX_ID_LENGTH, isWellFormed, parseAggregateVersion } from './event-fields';
 
 /** The identity fields and payload of one event, before route lookup and data validation. */
 export interface Envelope {
@@ -50,17 +53,6 @@ export const HEADER = {
 /** Top-level body fields that mark a value as an envelope (`{ eventId, …, data }`). */
 const BODY_FIELDS = ['eventId', 'eventType', 'aggregateId', 'aggregateVersion', 'data'] as const;
 
-/** Longest accepted event ID, aggregate ID or event type: they end up in workflow IDs. */
-export const MAX_ID_LENGTH = 200;
-
-// Control characters in an ID would make workflow IDs and log lines unreadable or ambiguous:
-// C0, DEL and C1 (U+0080–U+009F: U+009B is a one-character CSI, which many terminals read
-// as ESC [), as the data schema's IDs already refuse them.
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9._-]*$/;
-const POSITIVE_INT = /^[1-9][0-9]*$/;
-
 /**
  * One header as text. kafkajs hands a repeated header over as an array; repeats that agree
  * are accepted, repeats that disagree make the envelope ambiguous. Only own properties with
@@ -79,65 +71,6 @@ export function readHeader(headers: IHeaders | undefined, name: string): string 
     );
   }
   return values[0];
-}
-
-/** True when a string has no lone surrogate (String.prototype.isWellFormed, Node ≥ 20). */
-export function isWellFormed(value: string): boolean {
-  return (value as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-/** Checks an ID-like field (event ID, aggregate ID) and returns it unchanged. */
-function checkId(value: string, field: string): string {
-  if (value.trim() === '') throw new PoisonError('missing-identity', `${field}: must not be empty`);
-  // A lone surrogate has no UTF-8 form: encoders replace it with U+FFFD, so `\ud800`,
-  // `\udc00` and `\ufffd` would all name one workflow.
-  if (!isWellFormed(value))
-    throw new PoisonError(
-      'validation-failed',
-      `${field}: must be well-formed Unicode (it holds a lone surrogate)`,
-    );
-  if (value.length > MAX_ID_LENGTH)
-    throw new PoisonError(
-      'validation-failed',
-      `${field}: must be at most ${MAX_ID_LENGTH} characters`,
-    );
-  if (CONTROL_CHARS.test(value))
-    throw new PoisonError('validation-failed', `${field}: must not contain control characters`);
-  if (value !== value.trim())
-    throw new PoisonError(
-      'validation-failed',
-      `${field}: must not have leading or trailing whitespace`,
-    );
-  return value;
-}
-
-function checkEventType(value: string): string {
-  checkId(value, 'eventType');
-  if (!EVENT_TYPE.test(value))
-    throw new PoisonError(
-      'validation-failed',
-      'eventType: must start with a letter and use only letters, digits, . _ -',
-    );
-  return value;
-}
-
-/** Parses an aggregate version from a header (text) or a body field (JSON number). */
-export function parseAggregateVersion(raw: unknown, field: string): number {
-  const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw : undefined;
-  // A header is text by nature; a body field must be a JSON number, not a quoted one.
-  const fromBody = field === 'aggregateVersion';
-  if (
-    text === undefined ||
-    (fromBody && typeof raw !== 'number') ||
-    !POSITIVE_INT.test(text) ||
-    !Number.isSafeInteger(Number(text))
-  ) {
-    throw new PoisonError(
-      'validation-failed',
-      `${field}: must be a positive integer, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return Number(text);
 }
 
 /** A body field as a string, or poison when it is present but not a string. */
@@ -165,7 +98,7 @@ function pick<T>(
   return header ?? body;
 }
 
-function required(value: string | undefined, headerName: string, bodyName: string): string {
+export function required(value: string | undefined, headerName: string, bodyName: string): string {
   if (value === undefined)
     throw new PoisonError(
       'missing-identity',
@@ -174,11 +107,14 @@ function required(value: string | undefined, headerName: string, bodyName: strin
   return value;
 }
 
-function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
+/**
+ * What every framing checks before it reads a message: a value to read, within the size limit,
+ * and headers within their bounds. Checked before decoding, so a huge value costs no parsing.
+ */
+export function checkMessageBounds(message: RawMessage, options: ParseEnvelopeOptions): Buffer {
   const { value, headers } = message;
   if (value === null || value.length === 0)
     throw new PoisonError('unparseable', 'value is empty (a tombstone or an empty message)');
-  // Checked before decoding so a huge value costs no parsing.
   if (value.length > options.maxBytes)
     throw new PoisonError(
       'oversized',
@@ -188,21 +124,42 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
   // fault however they decode.
   const headerProblem = headerBoundProblem(sanitizeHeaders(headers));
   if (headerProblem !== undefined) throw new PoisonError('oversized', headerProblem);
+  return value;
+}
 
+/**
+ * The rules every event meets whatever its framing: IDs non-empty, well-formed, bounded and
+ * free of control characters, a valid event type, and a message key, when set, that is the
+ * aggregate ID (docs/architecture.md, "Event contract"). Returns the envelope unchanged.
+ */
+export function checkEnvelope(
+  envelope: Envelope,
+  message: RawMessage,
+  options: ParseEnvelopeOptions,
+): Envelope {
+  checkId(envelope.eventId, 'eventId');
+  checkEventType(envelope.eventType);
+  checkId(envelope.aggregateId, 'aggregateId');
+  if (message.key !== null && (options.keyMismatch ?? 'reject') === 'reject') {
+    const key = decodeUtf8(message.key, 'key');
+    if (key !== envelope.aggregateId)
+      throw new PoisonError(
+        'key-mismatch',
+        `message key ${JSON.stringify(key)} is not the aggregate ID ${JSON.stringify(envelope.aggregateId)}`,
+      );
+  }
+  return envelope;
+}
+
+/**
+ * onceflow's own framing (docs/architecture.md, "Event contract"): the identity in headers
+ * first, top-level JSON body fields as fallback, the payload under `data` (or the whole value
+ * when no envelope field is in it).
+ */
+export function frameOnceflowEnvelope(message: RawMessage, decoded?: DecodedValue): Envelope {
+  const { headers } = message;
   const contentType = readHeader(headers, HEADER.contentType);
-  if (contentType !== undefined && !isJsonContentType(contentType))
-    throw new PoisonError(
-      'unparseable',
-      `content-type ${JSON.stringify(contentType)} is not application/json`,
-    );
-
-  const parsed = parseJsonValue(value);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new PoisonError(
-      'unparseable',
-      `value must be a JSON object, got ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}`,
-    );
-  const object = parsed as Record<string, unknown>;
+  const object = asJsonObject(readMessageValue(message.value!, decoded, contentType));
   // Envelope form `{ eventId, …, data }` when any envelope field is at the top level; else the
   // whole value is the data (headers-only producers).
   const isEnvelope = BODY_FIELDS.some((f) => Object.hasOwn(object, f));
@@ -235,20 +192,6 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
     HEADER.aggregateVersion,
     'aggregateVersion',
   );
-
-  checkId(eventId, 'eventId');
-  checkEventType(eventType);
-  checkId(aggregateId, 'aggregateId');
-
-  if (message.key !== null && (options.keyMismatch ?? 'reject') === 'reject') {
-    const key = decodeUtf8(message.key, 'key');
-    if (key !== aggregateId)
-      throw new PoisonError(
-        'key-mismatch',
-        `message key ${JSON.stringify(key)} is not the aggregate ID ${JSON.stringify(aggregateId)}`,
-      );
-  }
-
   return {
     eventId,
     eventType,
@@ -259,20 +202,32 @@ function doParse(message: RawMessage, options: ParseEnvelopeOptions): Envelope {
   };
 }
 
-/**
- * Reads the envelope of one Kafka message (docs/architecture.md, "Event contract"): headers first,
- * top-level JSON body fields as fallback. Never throws: every defect is returned as poison
- * with its reason, so a bad message can never crash the bridge.
- */
-export function parseEnvelope(
+/** Reads one message with a framing's `frame`, bounds before and the common rules after. */
+export function parseFramed(
   message: RawMessage,
   options: ParseEnvelopeOptions,
+  frame: (message: RawMessage) => Envelope,
 ): ParseEnvelopeResult {
   try {
-    return { ok: true, envelope: doParse(message, options) };
+    checkMessageBounds(message, options);
+    return { ok: true, envelope: checkEnvelope(frame(message), message, options) };
   } catch (err) {
     if (err instanceof PoisonError) return poison(err.reason, err.message);
     // A bug here must still not stop the partition; the message goes to the DLQ with the cause.
     return poison('unparseable', `envelope parsing failed: ${(err as Error)?.message ?? err}`);
   }
+}
+
+/**
+ * Reads the envelope of one Kafka message in onceflow's framing (docs/architecture.md, "Event
+ * contract"): headers first, top-level JSON body fields as fallback; `decoded` is its value as
+ * the Schema Registry decoded it, if it was in the wire format. Never throws: every defect is
+ * returned as poison with its reason, so a bad message can never crash the bridge.
+ */
+export function parseEnvelope(
+  message: RawMessage,
+  options: ParseEnvelopeOptions,
+  decoded?: DecodedValue,
+): ParseEnvelopeResult {
+  return parseFramed(message, options, (m) => frameOnceflowEnvelope(m, decoded));
 }

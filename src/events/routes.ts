@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config/config-error';
 import type { DataSchema } from './data-schema';
 import type { Envelope } from './envelope';
+import { ENVELOPE_FRAMING, type Framing } from './framing';
 import { IDENTITY_STRATEGIES, type IdentityFunction, type IdentityStrategy } from './identity';
 
 /** Where one event type goes: the workflow it starts and how its identity is derived. */
@@ -17,6 +18,8 @@ export interface Route {
   workflowIdPrefix: string;
   /** Source topics this event type is read from. Default: every topic the bridge reads. */
   topics?: readonly string[];
+  /** How its events are framed on those topics (framing.ts). Default: onceflow's envelope. */
+  framing?: Framing;
   /** The Web UI's one-line static summary of validated data. Default: type, aggregate, version. */
   summarize?: (data: never) => string;
   /**
@@ -50,12 +53,65 @@ export function routeTableOf(routes: readonly Route[]): RouteTable {
 }
 
 /**
- * The table for messages of one topic: the routes that name the topic or name none. Returns
- * the same table when no route names topics (the common case), so nothing is copied per batch.
+ * The table for messages of one topic: the routes that name the topic, and those that name
+ * none when the topic is one of `general` (the topics the bridge reads for them: KAFKA_TOPICS;
+ * default: every topic). Returns the same table when no route names topics (the common case),
+ * so nothing is copied per batch.
  */
-export function routesOfTopic(table: RouteTable, topic: string): RouteTable {
+export function routesOfTopic(
+  table: RouteTable,
+  topic: string,
+  general?: readonly string[],
+): RouteTable {
   if (![...table.values()].some((r) => r.topics)) return table;
-  return new Map([...table].filter(([, r]) => !r.topics || r.topics.includes(topic)));
+  const readsUnnamed = general === undefined || general.includes(topic);
+  return new Map(
+    [...table].filter(([, r]) => (r.topics ? r.topics.includes(topic) : readsUnnamed)),
+  );
+}
+
+/**
+ * The framing of one topic's table (routesOfTopic): its routes' one framing, the envelope when
+ * they name none. The bridge checks at start that a topic's routes agree (checkTopicFramings).
+ */
+export function framingOf(table: RouteTable): Framing {
+  for (const route of table.values()) return route.framing ?? ENVELOPE_FRAMING;
+  return ENVELOPE_FRAMING;
+}
+
+/** Two routes that read one topic with different framings: which applies would be a guess. */
+export class FramingConflictError extends Error {
+  override readonly name = 'FramingConflictError';
+  constructor(
+    readonly topic: string,
+    readonly framings: Record<string, string>,
+  ) {
+    super(
+      `topic ${topic} is read by routes of different framings (${Object.entries(framings)
+        .map(([eventType, framing]) => `${eventType}: ${framing}`)
+        .join(', ')}); give each framing its own topics (a route's \`topics\`)`,
+    );
+  }
+}
+
+/**
+ * Every topic's routes share one framing, so a message is read one way before its event type
+ * is known. Throws FramingConflictError naming the topic and the routes otherwise.
+ */
+export function checkTopicFramings(
+  table: RouteTable,
+  topics: readonly string[],
+  general?: readonly string[],
+): void {
+  for (const topic of topics) {
+    const routes = [...routesOfTopic(table, topic, general).values()];
+    const keys = new Set(routes.map((r) => (r.framing ?? ENVELOPE_FRAMING).key));
+    if (keys.size > 1)
+      throw new FramingConflictError(
+        topic,
+        Object.fromEntries(routes.map((r) => [r.eventType, (r.framing ?? ENVELOPE_FRAMING).name])),
+      );
+  }
 }
 
 /**

@@ -1,12 +1,9 @@
-import {
-  parseEnvelope,
-  type ParseEnvelopeOptions,
-  type PoisonReason,
-  type RawMessage,
-} from './envelope';
+import { type ParseEnvelopeOptions, type PoisonReason, type RawMessage } from './envelope';
+import { frameMessage } from './framing';
+import type { DecodedValue } from './message-value';
 import { validateData } from './data-schema';
 import { customIdentity, deriveIdentity, deriveWorkflowId, fingerprint } from './identity';
-import type { RouteTable } from './routes';
+import { framingOf, type RouteTable } from './routes';
 import {
   boundKeyword,
   markdownCodeWithin,
@@ -78,19 +75,22 @@ function attributeValue(value: string | undefined): string | undefined {
 }
 
 /**
- * Translates one Kafka message into a workflow start or a poison verdict: envelope, route,
- * data validation, identity, workflow ID, fingerprint. Pure (no I/O, no clock) and never
- * throws, so the consumer loop (and reconcile) can call it on anything a producer sends: an
- * unexpected exception (a bug, a route's summarize throwing) becomes `processing-failed`
- * with its cause, not a consumer restart into the same batch.
+ * Translates one Kafka message into a workflow start or a poison verdict: envelope (read with
+ * the framing of the topic's routes), route, data validation, identity, workflow ID,
+ * fingerprint. `decoded` is the value as the Schema Registry decoded it, when it was in the
+ * wire format. Pure (no I/O, no clock) and never throws, so the consumer loop (and reconcile)
+ * can call it on anything a producer sends: an unexpected exception (a bug, a route's
+ * summarize throwing) becomes `processing-failed` with its cause, not a consumer restart into
+ * the same batch.
  */
 export function translateMessage(
   message: RawMessage,
   routes: RouteTable,
   options: TranslateOptions,
+  decoded?: DecodedValue,
 ): Translation {
   try {
-    return doTranslate(message, routes, options);
+    return doTranslate(message, routes, options, decoded);
   } catch (err) {
     const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return { kind: 'poison', reason: 'processing-failed', error: `translation threw: ${cause}` };
@@ -101,8 +101,9 @@ function doTranslate(
   message: RawMessage,
   routes: RouteTable,
   options: TranslateOptions,
+  decoded: DecodedValue | undefined,
 ): Translation {
-  const parsed = parseEnvelope(message, options);
+  const parsed = frameMessage(message, framingOf(routes), options, decoded);
   if (!parsed.ok) return { kind: 'poison', reason: parsed.reason, error: parsed.error };
   const envelope = parsed.envelope;
 

@@ -15,7 +15,8 @@ import { LedgerWriteQueue } from './ledger-write-queue';
 import { PartitionCommits } from './partition-commits';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
-import { routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
+import { checkTopicFramings, routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
+import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
 import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
@@ -30,7 +31,7 @@ export interface BridgeOptions {
   metrics?: BridgeMetrics;
   /** Ledger schema. Default: public. */
   ledgerSchema?: string;
-  /** Default: the topics the routes name, and config.kafka.topics for routes naming none. */
+  /** Topics of the routes that name none (default: config.kafka.topics); routes' own are read besides. */
   topics?: string[];
   /** Default: config.kafka.groupId. */
   groupId?: string;
@@ -45,6 +46,8 @@ export interface BridgeOptions {
   maxAttempts?: number;
   /** Read from the earliest offset when the group has none. Default: true (lose nothing). */
   fromBeginning?: boolean;
+  /** Decodes wire-format values. Default: one for config.schemaRegistry, when it names one. */
+  registry?: RegistryDecoder;
 }
 
 export interface RunningBridge {
@@ -78,6 +81,14 @@ function databaseRoleOf(pool: pg.Pool): string | undefined {
  */
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
   const { config, kafka, log } = options;
+  // The topics of routes that name none; a route's own topics are read besides.
+  const general = options.topics ?? config.kafka.topics;
+  const topics = topicsOf(options.routes, general);
+  // A message is read one way before its event type is known: one framing per topic.
+  checkTopicFramings(options.routes, topics, general);
+  const registry =
+    options.registry ??
+    (config.schemaRegistry ? createRegistryDecoder(config.schemaRegistry) : undefined);
   const metrics = options.metrics ?? createBridgeMetrics();
   const ledger = createLedgerStore(options.pool, { schema: options.ledgerSchema });
   // Every partition's ledger rows share INSERTs: how many go in one follows the bridge's
@@ -99,6 +110,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     ledgerSchema: ledger.schema,
     databaseRole: databaseRoleOf(options.pool),
     temporalNamespace: options.client.options.namespace,
+    ...(registry ? { registryUrl: registry.url } : {}),
   };
   const consumer = kafka.consumer({
     groupId: options.groupId ?? config.kafka.groupId,
@@ -189,7 +201,6 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   };
   await connectWhileUnavailable(() => producer.connect(), { ...connectOptions, what: 'producer' });
   await connectWhileUnavailable(() => consumer.connect(), { ...connectOptions, what: 'consumer' });
-  const topics = options.topics ?? topicsOf(options.routes, config.kafka.topics);
   for (const topic of topics) {
     await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
   }
@@ -197,7 +208,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const topicRoutes = new Map<string, RouteTable>();
   const routesFor = (topic: string) => {
     let table = topicRoutes.get(topic);
-    if (!table) topicRoutes.set(topic, (table = routesOfTopic(options.routes, topic)));
+    if (!table) topicRoutes.set(topic, (table = routesOfTopic(options.routes, topic, general)));
     return table;
   };
   await consumer.run({
@@ -214,6 +225,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
             maxBytes: config.bridge.maxMessageBytes,
             customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
           },
+          ...(registry ? { registry } : {}),
           ledger,
           ledgerQueue,
           start: (cmd, source, signal) =>

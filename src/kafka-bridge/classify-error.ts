@@ -36,7 +36,7 @@ export type ErrorKind = 'transient' | 'permanent' | 'unknown';
 export interface ErrorClassification {
   kind: ErrorKind;
   /** Which recogniser decided: kafka, temporal, postgres, network, program, or none. */
-  source: 'kafka' | 'temporal' | 'postgres' | 'network' | 'program' | 'none';
+  source: 'kafka' | 'temporal' | 'postgres' | 'registry' | 'network' | 'program' | 'none';
   /** The code that decided (Kafka error type, gRPC status name, SQLSTATE, errno code). */
   code?: string;
   /** For `transient` only: which environment fault (error-codes.ts). */
@@ -117,6 +117,23 @@ function classifyGrpc(err: unknown, code: number): Verdict {
   return { kind: 'unknown', source: 'temporal', code: String(code) };
 }
 
+/**
+ * The Schema Registry's answer (SchemaRegistryError, src/kafka/registry-decoder.ts): every one
+ * is the environment's, since a message only names a schema ID. Without a status the request
+ * failed (its cause, a network error, decides); an answer nothing here names is unknown.
+ */
+function classifyRegistry(err: unknown): Verdict | null {
+  const status = field(err, 'status');
+  if (typeof status !== 'number') return null;
+  const code = String(status);
+  if (status === 404) return environment('registry', code, 'schema-unknown');
+  if (status === 401) return environment('registry', code, 'authentication');
+  if (status === 403) return environment('registry', code, 'permission');
+  if (status >= 500 || status === 429 || status === 408)
+    return environment('registry', code, 'unavailable');
+  return { kind: 'unknown', source: 'registry', code };
+}
+
 /** Classifies one error (not its causes); null when nothing recognises it. */
 function classifyOne(err: unknown): Verdict | null {
   const name = field(err, 'name');
@@ -126,6 +143,7 @@ function classifyOne(err: unknown): Verdict | null {
   if (KAFKA_WRAPPERS.has(name as string) && field(err, 'cause') !== undefined) return null;
   if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code))
     return environment('network', code, 'unavailable');
+  if (name === 'SchemaRegistryError') return classifyRegistry(err);
   if (typeof name === 'string') {
     const kafka = classifyKafka(err, name);
     if (kafka) return kafka;

@@ -26,9 +26,14 @@ export async function deadLetter(
   let stub = false;
   // What both the full record and the stub say about the message and why it failed.
   const failure = { message: item.message, topic, partition, offset, reason, error };
+  const schemaId = item.schemaId;
   try {
     try {
-      const record = buildDlqMessage({ ...failure, failedAt: deps.now() });
+      const record = buildDlqMessage({
+        ...failure,
+        failedAt: deps.now(),
+        ...(schemaId !== undefined ? { schemaId } : {}),
+      });
       await retryClassified(
         () => callDependency('dlq', () => deps.sendToDlq(record), ctx.controls, record.topic),
         retryOptions(ctx, 'dlq write'),

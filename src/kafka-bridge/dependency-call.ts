@@ -5,7 +5,7 @@ import { adviseFault } from './fault-advice';
 import type { StepContext, StepControls } from './step-context';
 
 /** The dependency a failed call belongs to (the `dependency` label of the retry metrics). */
-export type Dependency = 'temporal' | 'postgres' | 'dlq';
+export type Dependency = 'temporal' | 'postgres' | 'dlq' | 'registry';
 
 /** A failed call of one dependency; the original error is the cause (classified from it). */
 export class DependencyCallError extends Error {

@@ -25,6 +25,8 @@
  * - `namespace-missing`: the Temporal namespace does not exist.
  * - `search-attributes-missing`: the namespace lacks a search attribute the bridge sets.
  * - `topic-missing`: the Kafka topic (the DLQ topic) does not exist.
+ * - `schema-unknown`: the Schema Registry answers but does not know a value's schema ID (the
+ *   producer wrote through another registry, or the schema was deleted).
  */
 export const ENVIRONMENT_FAULTS = [
   'unavailable',
@@ -38,6 +40,7 @@ export const ENVIRONMENT_FAULTS = [
   'namespace-missing',
   'search-attributes-missing',
   'topic-missing',
+  'schema-unknown',
 ] as const;
 export type EnvironmentFault = (typeof ENVIRONMENT_FAULTS)[number];
 
@@ -55,6 +58,7 @@ export const OPERATOR_FAULTS: ReadonlySet<EnvironmentFault> = new Set<Environmen
   'namespace-missing',
   'search-attributes-missing',
   'topic-missing',
+  'schema-unknown',
 ]);
 
 /**

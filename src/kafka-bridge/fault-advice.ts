@@ -6,7 +6,7 @@ import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE).map((key) => key.name);
 
 /** Which dependency a fault is on: the three on a message's path, and the consumer's Kafka. */
-export type FaultDependency = 'temporal' | 'postgres' | 'dlq' | 'kafka';
+export type FaultDependency = 'temporal' | 'postgres' | 'dlq' | 'kafka' | 'registry';
 
 /** What the bridge knows of its environment, to name the fix precisely. */
 export interface FaultContext {
@@ -16,6 +16,8 @@ export interface FaultContext {
   databaseRole?: string;
   /** TEMPORAL_NAMESPACE. */
   temporalNamespace: string;
+  /** SCHEMA_REGISTRY_URL, when the bridge has a registry (never carries credentials). */
+  registryUrl?: string;
 }
 
 /** The ledger store's operations and the statement each runs (src/db/ledger-store.ts). */
@@ -99,6 +101,19 @@ function kafkaFix(fault: EnvironmentFault, topic: string | undefined): string {
   }
 }
 
+function registryFix(fault: EnvironmentFault, url: string): string {
+  switch (fault) {
+    case 'schema-unknown':
+      return `The registry at ${url} does not know this schema ID: the producer wrote through another registry (point SCHEMA_REGISTRY_URL at the producers' registry) or the schema was deleted (restore it under the same ID).`;
+    case 'authentication':
+      return "The registry refused the bridge's credentials: check SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD, or SCHEMA_REGISTRY_BEARER_TOKEN.";
+    case 'permission':
+      return `The registry at ${url} denies the bridge reading schemas: grant its principal read access.`;
+    default:
+      return `The registry at ${url} is unreachable or failing.`;
+  }
+}
+
 /**
  * The log line for a stall on an environment fault: what refused what, the server's own
  * words and code, and the fix. E.g. "Postgres refused INSERT on orders.processed_events:
@@ -129,6 +144,10 @@ export function adviseFault(fault: {
       return `Temporal refused the workflow start in namespace ${context.temporalNamespace}: ${said}. ${temporalFix(kind, context)} ${RETRIES}`;
     case 'dlq':
       return `Kafka refused the DLQ write to ${target ?? 'the DLQ topic'}: ${said}. ${kafkaFix(kind, target)} ${RETRIES}`;
+    case 'registry': {
+      const url = context.registryUrl ?? 'SCHEMA_REGISTRY_URL';
+      return `The schema registry refused decoding a value: ${said}. ${registryFix(kind, url)} ${RETRIES}`;
+    }
     case 'kafka':
       return `Kafka refused the bridge's consumer: ${said}. ${kafkaFix(kind, target)} The consumer restarts and retries; nothing is committed meanwhile.`;
   }

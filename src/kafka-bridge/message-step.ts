@@ -7,6 +7,7 @@ import { callDependency, retryOptions } from './dependency-call';
 import type { LedgerRow } from '../db/ledger-store';
 import type { PoisonReason } from '../events/poison';
 import type { RouteTable } from '../events/routes';
+import type { DecodedValue } from '../events/message-value';
 import {
   translateMessage,
   type StartCommand,
@@ -30,9 +31,10 @@ export function translateSafely(
   message: KafkaMessage,
   routes: RouteTable,
   options: TranslateOptions,
+  decoded?: DecodedValue,
 ): Translation {
   try {
-    return translateMessage(message, routes, options);
+    return translateMessage(message, routes, options, decoded);
   } catch (err) {
     return {
       kind: 'poison',

@@ -17,12 +17,17 @@ import { readableEndOf } from '../kafka/kafka-fetch-patch';
 import type { RouteTable } from '../events/routes';
 import type { StartCommand, TranslateOptions, Translation } from '../events/translate';
 import { runLimited } from '../util/run-limited';
+import { decodeValues } from './value-decoding';
+import { wireFormatSchemaId } from '../events/message-value';
+import type { RegistryDecoder } from '../kafka/registry-decoder';
 import { withRecordSpan } from '../tracing/kafka-record';
 
 /** Everything the batch handler talks to; injected by the bridge (and by tests). */
 export interface BatchDeps extends StepDeps {
   routes: RouteTable;
   translateOptions: TranslateOptions;
+  /** Decodes values in the Schema Registry wire format. Default: none (they are poison). */
+  registry?: RegistryDecoder;
   /** Different groups (keys or aggregates) of one batch handled at once, at most. */
   concurrency: number;
   /**
@@ -93,11 +98,6 @@ export async function handleBatch(
     );
   }
 
-  const items: BatchItem[] = batch.messages.map((message, index) => ({
-    message,
-    index,
-    translation: translateSafely(message, deps.routes, deps.translateOptions),
-  }));
   const ctx: StepContext = {
     topic,
     partition,
@@ -106,6 +106,23 @@ export async function handleBatch(
     view: new LedgerView(deps.ledger),
     log,
   };
+  const decodings = deps.registry
+    ? await decodeValues(batch.messages, deps.registry, ctx, deps.translateOptions.maxBytes)
+    : [];
+  if (decodings === undefined) return; // stopped while the registry was failing: nothing handled
+  const items: BatchItem[] = batch.messages.map((message, index) => {
+    const decoding = decodings[index];
+    const schemaId = wireFormatSchemaId(message.value);
+    return {
+      message,
+      index,
+      translation:
+        decoding && 'poison' in decoding
+          ? decoding.poison
+          : translateSafely(message, deps.routes, deps.translateOptions, decoding?.decoded),
+      ...(schemaId !== undefined ? { schemaId } : {}),
+    };
+  });
 
   const starts = items
     .map((i) => i.translation)

@@ -51,6 +51,8 @@ export interface BatchItem {
   /** Position in the batch (for the offset tracker). */
   index: number;
   translation: Translation;
+  /** The schema ID of a value in the registry wire format (its dead letter names it). */
+  schemaId?: number;
 }
 
 /**

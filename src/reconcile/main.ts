@@ -7,6 +7,7 @@ import { UsageError } from '../util/usage-error';
 import { parseReconcileArgs, RECONCILE_USAGE, type ReconcileArgs } from './args';
 import { formatReportJson, formatReportTable } from './format';
 import { runReconcile } from './reconcile';
+import { createRegistryDecoder } from '../kafka/registry-decoder';
 import { inert } from '../util/inert-text';
 
 /** Exit codes of `npm run reconcile`; scripts and the chaos run branch on them. */
@@ -62,6 +63,9 @@ export async function runReconcileCli(argv: string[]): Promise<number> {
         routes,
         translateOptions: { maxBytes: config.bridge.maxMessageBytes },
         stuckAfterMs: args.stuckAfterMs,
+        ...(config.schemaRegistry
+          ? { registry: createRegistryDecoder(config.schemaRegistry) }
+          : {}),
       },
     );
     const scope = { topics, prefix: args.prefix, schema, stuckAfterMs: args.stuckAfterMs };

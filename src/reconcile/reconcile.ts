@@ -5,9 +5,11 @@ import type pg from 'pg';
 import { dlqTopicOf } from '../events/dlq-topic';
 import { readDlqHeaders } from '../events/dlq-message';
 import { HEADER } from '../events/envelope';
-import type { RouteTable } from '../events/routes';
+import { routesOfTopic, type RouteTable } from '../events/routes';
 import { firstHeaderText } from '../events/headers';
-import { translateMessage, type TranslateOptions } from '../events/translate';
+import { wireFormatSchemaId, type DecodedValue } from '../events/message-value';
+import { translateMessage, type TranslateOptions, type Translation } from '../events/translate';
+import type { RegistryDecoder } from '../kafka/registry-decoder';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
   formatCoordinates,
@@ -59,6 +61,11 @@ export interface ReconcileOptions {
   now?: Date;
   /** Give up reading the topics after this long. Default: 120 000 ms. */
   readTimeoutMs?: number;
+  /**
+   * Decodes values in the Schema Registry's wire format, as the bridge does (config.schemaRegistry).
+   * Default: none; such values then read as the bridge without a registry reads them.
+   */
+  registry?: RegistryDecoder;
 }
 
 export interface ReconcileReport {
@@ -130,6 +137,41 @@ async function readTopicFacts(
   const dlq: DlqEntry[] = [];
   let messages = 0;
   let oldest = Infinity;
+  const pending: Array<{ topic: string; partition: number; message: KafkaMessage }> = [];
+  // Each topic's routes, with their framing, as the bridge reads them.
+  const translate = (topic: string, message: KafkaMessage, decoded?: DecodedValue) =>
+    translateMessage(
+      message,
+      routesOfTopic(options.routes, topic, options.topics),
+      options.translateOptions,
+      decoded,
+    );
+  const file = (topic: string, partition: number, message: KafkaMessage, t: Translation) => {
+    const coordinates = formatCoordinates(topic, partition, message.offset);
+    if (t.kind === 'poison') {
+      if (subjectOf(message).startsWith(prefix))
+        poison.push({ coordinates, reason: t.reason, key: message.key?.toString() ?? null });
+      return;
+    }
+    const orderId = t.searchAttributes.EntityId;
+    if (!subjectOf(message, orderId, t.aggregateId).startsWith(prefix)) return;
+    const { totalMinor: total, amountMinor: amount } = t.data as {
+      totalMinor?: unknown;
+      amountMinor?: unknown;
+    };
+    events.push({
+      identity: t.identity,
+      workflowId: t.workflowId,
+      workflowType: t.workflowType,
+      eventType: t.eventType,
+      aggregateId: t.aggregateId,
+      coordinates,
+      ...(orderId !== undefined ? { orderId } : {}),
+      ...(typeof total === 'number' ? { totalMinor: total } : {}),
+      ...(typeof amount === 'number' ? { amountMinor: amount } : {}),
+      fingerprint: t.fingerprint,
+    });
+  };
   const { trimmed } = await readTopicsToEnd(
     kafka,
     [...options.topics, ...dlqTopics],
@@ -141,37 +183,30 @@ async function readTopicFacts(
         return;
       }
       oldest = Math.min(oldest, Number(message.timestamp));
-      const coordinates = formatCoordinates(topic, partition, message.offset);
-      const t = translateMessage(message, options.routes, options.translateOptions);
-      if (t.kind === 'poison') {
-        if (subjectOf(message).startsWith(prefix))
-          poison.push({ coordinates, reason: t.reason, key: message.key?.toString() ?? null });
+      // A registry value is decoded after the read (the reader's callback is synchronous).
+      if (options.registry && wireFormatSchemaId(message.value) !== undefined) {
+        pending.push({ topic, partition, message });
         return;
       }
-      const orderId = t.searchAttributes.EntityId;
-      if (!subjectOf(message, orderId, t.aggregateId).startsWith(prefix)) return;
-      const { totalMinor: total, amountMinor: amount } = t.data as {
-        totalMinor?: unknown;
-        amountMinor?: unknown;
-      };
-      events.push({
-        identity: t.identity,
-        workflowId: t.workflowId,
-        workflowType: t.workflowType,
-        eventType: t.eventType,
-        aggregateId: t.aggregateId,
-        coordinates,
-        ...(orderId !== undefined ? { orderId } : {}),
-        ...(typeof total === 'number' ? { totalMinor: total } : {}),
-        ...(typeof amount === 'number' ? { amountMinor: amount } : {}),
-        fingerprint: t.fingerprint,
-      });
+      file(topic, partition, message, translate(topic, message));
     },
     {
       groupId: `onceflow-reconcile-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`,
       timeoutMs: options.readTimeoutMs,
     },
   );
+  // A registry that cannot answer makes the read incomplete (it throws): no verdict on guesses.
+  for (const { topic, partition, message } of pending) {
+    const decoding = await options.registry!.decode(topic, message.value!);
+    file(
+      topic,
+      partition,
+      message,
+      decoding.ok
+        ? translate(topic, message, decoding.decoded)
+        : { kind: 'poison', reason: 'unparseable', error: decoding.error },
+    );
+  }
   // Only a trimmed source topic makes the topic an incomplete record of what was produced.
   const incomplete = trimmed.some((t) => !dlqTopics.has(t));
   return {

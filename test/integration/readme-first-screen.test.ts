@@ -67,6 +67,7 @@ function freshClone(): { dir: string; paths: StackPaths } {
       [runner.bin, paths.bin],
       [runner.cache, paths.cache],
       [runner.kafkaLibs, paths.kafkaLibs],
+      [runner.node, paths.node],
     ] as const) {
       if (!existsSync(from)) continue; // the runner's stack was not installed here: download
       mkdirSync(dirname(to), { recursive: true });

@@ -24,6 +24,8 @@ export interface DlqRead {
   offset: string;
   key: string | null;
   value: string | null;
+  /** The value as it is (a registry-encoded one is not text). */
+  valueBytes: Buffer | null;
   headers: Record<string, string>;
 }
 
@@ -62,10 +64,10 @@ export class BridgeHarness {
 
   /** Starts an in-process bridge on this harness' topic; `client` lets a test route Temporal calls elsewhere. */
   async startBridge(
-    options: { client?: Client; pool?: pg.Pool; routes?: RouteTable } = {},
+    options: { client?: Client; pool?: pg.Pool; routes?: RouteTable; config?: Config } = {},
   ): Promise<RunningBridge> {
     const bridge = await startBridge({
-      config: this.config,
+      config: options.config ?? this.config,
       kafka: this.kafka,
       client: options.client ?? this.client,
       pool: options.pool ?? this.pool,
@@ -85,22 +87,23 @@ export class BridgeHarness {
     records:
       | KafkaRecord[]
       | Array<{ key: string | null; value: string | Buffer | null; headers?: IHeaders }>,
+    topic = this.topic,
   ): Promise<void> {
     const producer = this.kafka.producer();
     await producer.connect();
     try {
-      await producer.send({ topic: this.topic, acks: -1, messages: records });
+      await producer.send({ topic, acks: -1, messages: records });
     } finally {
       await producer.disconnect();
     }
   }
 
   /** Committed offset per partition of the source topic (-1 = nothing committed). */
-  async committedOffsets(): Promise<Map<number, number>> {
+  async committedOffsets(topic = this.topic): Promise<Map<number, number>> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const [entry] = await admin.fetchOffsets({ groupId: this.groupId, topics: [this.topic] });
+      const [entry] = await admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
       return new Map(entry!.partitions.map((p) => [p.partition, Number(p.offset)]));
     } finally {
       await admin.disconnect();
@@ -108,11 +111,11 @@ export class BridgeHarness {
   }
 
   /** High watermark per partition (the offset a fully handled partition commits). */
-  async endOffsets(): Promise<Map<number, number>> {
+  async endOffsets(topic = this.topic): Promise<Map<number, number>> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const offsets = await admin.fetchTopicOffsets(this.topic);
+      const offsets = await admin.fetchTopicOffsets(topic);
       return new Map(offsets.map((p) => [p.partition, Number(p.high)]));
     } finally {
       await admin.disconnect();
@@ -120,11 +123,11 @@ export class BridgeHarness {
   }
 
   /** Waits until every partition's committed offset reached its end. */
-  async waitUntilAllCommitted(timeoutMs = 60_000): Promise<void> {
-    const end = await this.endOffsets();
+  async waitUntilAllCommitted(timeoutMs = 60_000, topic = this.topic): Promise<void> {
+    const end = await this.endOffsets(topic);
     await waitFor(
       async () => {
-        const committed = await this.committedOffsets();
+        const committed = await this.committedOffsets(topic);
         const short = [...end].filter(([p, high]) => high !== 0 && committed.get(p) !== high);
         if (short.length === 0) return true;
         // Thrown, not returned: a timeout then names where each partition stood.
@@ -134,7 +137,7 @@ export class BridgeHarness {
             .join(', '),
         );
       },
-      { timeoutMs, intervalMs: 250, what: `all offsets of ${this.topic} committed` },
+      { timeoutMs, intervalMs: 250, what: `all offsets of ${topic} committed` },
     );
   }
 
@@ -144,11 +147,11 @@ export class BridgeHarness {
    * second write of the same poison. Call it once the writes are done, e.g. after
    * waitUntilAllCommitted (the bridge commits a poison message only after its DLQ write).
    */
-  async readDlq(): Promise<DlqRead[]> {
+  async readDlq(topic = this.topic): Promise<DlqRead[]> {
     const out: DlqRead[] = [];
     await readTopicsToEnd(
       this.kafka,
-      [this.dlqTopic],
+      [dlqTopicOf(topic)],
       (_topic, partition, message) => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(message.headers ?? {})) {
@@ -159,6 +162,7 @@ export class BridgeHarness {
           offset: message.offset,
           key: message.key?.toString() ?? null,
           value: message.value?.toString() ?? null,
+          valueBytes: message.value,
           headers,
         });
       },

@@ -151,6 +151,8 @@ describe('README commands in a new shell find the running local stack (issue 25)
         'KAFKA_BROKERS',
         'ONCEFLOW_ENCRYPTION_KEY_FILE',
         'PROVIDERS_ADMIN_TOKEN',
+        // The stack's Apicurio, unless it runs without one (ONCEFLOW_SCHEMA_REGISTRY).
+        ...(state.env.SCHEMA_REGISTRY_URL ? ['SCHEMA_REGISTRY_URL'] : []),
         'TEMPORAL_ADDRESS',
         'TEMPORAL_UI_URL',
       ]);

@@ -69,22 +69,33 @@ describe('config: the settings table', () => {
       ONCEFLOW_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
       CODEC_SERVER_TOKEN: 'secret-codec-token',
       ONCEFLOW_SEARCH_HMAC_KEY: Buffer.alloc(16, 2).toString('base64'),
+      SCHEMA_REGISTRY_PASSWORD: 'secret-registry-password',
     };
+    // The registry takes a password or a bearer token, never both: the token in a second load.
+    const bearer = { SCHEMA_REGISTRY_BEARER_TOKEN: 'secret-registry-token' };
     const marked = Object.entries(SETTINGS)
       .filter(([, spec]) => 'secret' in spec && spec.secret)
       .map(([name]) => name);
-    assert.deepEqual(marked.sort(), Object.keys(secrets).sort(), 'this test covers every secret');
-    const text = JSON.stringify(
+    assert.deepEqual(
+      marked.sort(),
+      [...Object.keys(secrets), ...Object.keys(bearer)].sort(),
+      'this test covers every secret',
+    );
+    const registry = { SCHEMA_REGISTRY_URL: 'https://registry.internal' };
+    const text = JSON.stringify([
       redactConfig(
         loadConfig({
           ...secrets,
+          ...registry,
+          SCHEMA_REGISTRY_USERNAME: 'svc',
           KAFKA_SSL: 'true',
           KAFKA_SASL_MECHANISM: 'plain',
           KAFKA_SASL_USERNAME: 'svc',
         }),
       ),
-    );
-    for (const [name, value] of Object.entries(secrets)) {
+      redactConfig(loadConfig({ ...registry, ...bearer })),
+    ]);
+    for (const [name, value] of Object.entries({ ...secrets, ...bearer })) {
       const secret = name === 'DATABASE_URL' ? 'secret-pg' : value.replace(/^k1:/, '');
       assert.ok(!text.includes(secret), `${name} must not appear`);
     }

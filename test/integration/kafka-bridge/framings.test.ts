@@ -1,0 +1,207 @@
+import { strict as assert } from 'node:assert';
+import { z } from 'zod';
+import { DEFAULT_ROUTES } from '../../../src/domains';
+import { defineRoute } from '../../../src/events/define-route';
+import { buildEventMessage } from '../../../src/events/event-message';
+import type { FramingFunction } from '../../../src/events/framing';
+import { deriveWorkflowId, eventIdentity } from '../../../src/events/identity';
+import { mergeRoutes } from '../../../src/events/routes';
+import { ensureTopics } from '../../../src/kafka/topics';
+import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
+import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
+import { BridgeHarness } from '../../support/bridge-harness';
+import { uniqueName } from '../../support/services';
+
+const payment = z.object({ paymentId: z.string(), amountMinor: z.number().int() });
+const data = (paymentId: string) => ({ paymentId, amountMinor: 1250 });
+
+/** A team's plain JSON: the payment ID is the event's identity and its aggregate. */
+const plainJson: FramingFunction = (m) => {
+  const value = m.value as { paymentId?: string };
+  return {
+    eventType: 'PaymentSettled',
+    eventId: value.paymentId!,
+    aggregateId: value.paymentId!,
+    data: value,
+  };
+};
+
+const text = (headers: Record<string, string>) => headers;
+
+/** IDs unique to this run: Temporal keeps workflow IDs of earlier runs (REJECT_DUPLICATE). */
+const run = uniqueName('r');
+const id = (name: string) => `${name}-${run}`;
+
+/**
+ * One bridge, four framings, each on its own topic (the envelope on the harness' topic): per
+ * framing the event starts once, its redelivery and a re-send are deduplicated, a malformed one
+ * is dead-lettered with its reason, and nothing crosses between topics.
+ */
+describe('bridge: framings side by side on the real stack', () => {
+  let h: BridgeHarness;
+  let bridge: RunningBridge;
+  const topics = {
+    cloudevents: uniqueName('payments-ce'),
+    outbox: uniqueName('outbox-event-payment'),
+    plain: uniqueName('payments-plain'),
+  };
+  const routes = mergeRoutes(DEFAULT_ROUTES, [
+    defineRoute({
+      eventType: 'PaymentCaptured',
+      schema: payment,
+      workflow: 'paymentCaptured',
+      framing: 'cloudevents',
+      topics: [topics.cloudevents],
+    }),
+    defineRoute({
+      eventType: 'PaymentRefunded',
+      schema: payment,
+      workflow: 'paymentRefunded',
+      framing: 'debezium-outbox',
+      topics: [topics.outbox],
+    }),
+    defineRoute({
+      eventType: 'PaymentSettled',
+      schema: payment,
+      workflow: 'paymentSettled',
+      framing: plainJson,
+      topics: [topics.plain],
+    }),
+  ]);
+
+  before(async () => {
+    h = await new BridgeHarness().setUp(1);
+    await ensureTopics(h.kafka, { topics: Object.values(topics), partitions: 1 });
+    bridge = await h.startBridge({ routes });
+  });
+  after(async () => {
+    await h.tearDown();
+  });
+
+  /** Waits for every topic's commit, then the ledger's rows and each topic's dead letters. */
+  async function settle() {
+    for (const topic of [h.topic, ...Object.values(topics)])
+      await h.waitUntilAllCommitted(60_000, topic);
+  }
+  async function started(eventType: string): Promise<string[]> {
+    const { rows } = await h.pool.query<{ identity: string }>(
+      `SELECT identity FROM "${h.schema}".processed_events WHERE event_type = $1 ORDER BY identity`,
+      [eventType],
+    );
+    return rows.map((r) => r.identity);
+  }
+  // Different keys are handled concurrently: their dead letters in key order.
+  const reasons = async (topic: string) =>
+    (await h.readDlq(topic))
+      .map((m) => [m.key, m.headers['dlq-reason']])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
+  it('CloudEvents: binary and structured are one event; a redelivery and a re-send start nothing more', async () => {
+    const binary = {
+      key: id('pay-1'),
+      value: JSON.stringify(data(id('pay-1'))),
+      headers: text({
+        ce_specversion: '1.0',
+        ce_id: id('ce-1'),
+        ce_source: '/payments',
+        ce_type: 'PaymentCaptured',
+        ce_subject: id('pay-1'),
+        'content-type': 'application/json',
+      }),
+    };
+    const structured = {
+      key: id('pay-1'),
+      value: JSON.stringify({
+        specversion: '1.0',
+        id: id('ce-1'),
+        source: '/payments',
+        type: 'PaymentCaptured',
+        subject: id('pay-1'),
+        data: data(id('pay-1')),
+      }),
+      headers: text({ 'content-type': 'application/cloudevents+json' }),
+    };
+    const noType = {
+      ...binary,
+      key: id('pay-2'),
+      headers: { ...binary.headers, ce_type: undefined },
+    };
+    delete (noType.headers as Record<string, unknown>).ce_type;
+    await h.produce([binary, binary, structured, noType], topics.cloudevents);
+    await settle();
+    assert.deepEqual(await started('PaymentCaptured'), [eventIdentity(id('ce-1'))]);
+    assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', eventIdentity(id('ce-1')))));
+    assert.deepEqual(await reasons(topics.cloudevents), [[id('pay-2'), 'missing-identity']]);
+  });
+
+  it("Debezium's outbox: id header, aggregate key, type header; the expanded payload is the same event", async () => {
+    const record = {
+      key: id('pay-3'),
+      // Debezium's JsonConverter hands a JSON payload column over as a string.
+      value: JSON.stringify(JSON.stringify(data(id('pay-3')))),
+      headers: text({ id: id('ob-1'), eventType: 'PaymentRefunded' }),
+    };
+    const expanded = { ...record, value: JSON.stringify(data(id('pay-3'))) };
+    const noId = {
+      key: id('pay-4'),
+      value: record.value,
+      headers: text({ eventType: 'PaymentRefunded' }),
+    };
+    await h.produce([record, record, expanded, noId], topics.outbox);
+    await settle();
+    assert.deepEqual(await started('PaymentRefunded'), [eventIdentity(id('ob-1'))]);
+    assert.deepEqual(await reasons(topics.outbox), [[id('pay-4'), 'missing-identity']]);
+  });
+
+  it('plain JSON keyed by a business field, through a framing function', async () => {
+    const record = { key: id('pay-5'), value: JSON.stringify(data(id('pay-5'))) };
+    // The same payment re-sent by a producer that orders its fields otherwise.
+    const resent = {
+      key: id('pay-5'),
+      value: `{ "amountMinor": 1250, "paymentId": "${id('pay-5')}" }`,
+    };
+    const notJson = { key: id('pay-6'), value: '{"paymentId": ' };
+    const noPayment = { key: id('pay-7'), value: JSON.stringify({ amountMinor: 1 }) };
+    await h.produce([record, record, resent, notJson, noPayment], topics.plain);
+    await settle();
+    assert.deepEqual(await started('PaymentSettled'), [eventIdentity(id('pay-5'))]);
+    assert.deepEqual(await reasons(topics.plain), [
+      [id('pay-6'), 'unparseable'],
+      [id('pay-7'), 'missing-identity'],
+    ]);
+  });
+
+  it("onceflow's envelope goes on as before beside them, and each framing's counts are its own", async () => {
+    const order = buildEventMessage({
+      eventType: 'OrderPlaced',
+      aggregateId: id('order-f1'),
+      aggregateVersion: 1,
+      data: sampleOrderPlaced(id('order-f1')),
+    });
+    const resent = buildEventMessage({
+      eventType: 'OrderPlaced',
+      aggregateId: id('order-f1'),
+      aggregateVersion: 1,
+      data: sampleOrderPlaced(id('order-f1')),
+    });
+    // A CloudEvent on the envelope's topic is read as an envelope: it has none.
+    const stray = {
+      key: id('order-f2'),
+      value: JSON.stringify(data(id('order-f2'))),
+      headers: text({ ce_specversion: '1.0', ce_id: 'x', ce_source: '/s', ce_type: 'OrderPlaced' }),
+    };
+    await h.produce([order, order, resent, stray]);
+    await settle();
+    assert.deepEqual(await started('OrderPlaced'), [`v:${id('order-f1')}@1`]);
+    assert.deepEqual(await reasons(h.topic), [[id('order-f2'), 'missing-identity']]);
+    const count = async (metric: 'started' | 'duplicates', topic: string) =>
+      (await bridge.metrics[metric].get()).values
+        .filter((v) => v.labels.topic === topic)
+        .reduce((n, v) => n + v.value, 0);
+    for (const topic of [h.topic, ...Object.values(topics)]) {
+      assert.equal(await count('started', topic), 1, `${topic}: one start`);
+      // Its redelivery and its re-send (a redelivery after a rebalance would add to them).
+      assert.ok((await count('duplicates', topic)) >= 2, `${topic}: both deduplicated`);
+    }
+  });
+});
