@@ -106,7 +106,7 @@ export function buildDrains(options: BuildDrainsOptions) {
       if (runs === 0) {
         if (drain) {
           drains.delete(buildId);
-          drain.worker.shutdown();
+          shutdownIfRunning(drain.worker);
           await drain.running;
           options.log.info({ deployment, buildId }, 'build drained: its worker stopped');
         }
@@ -155,8 +155,14 @@ export function buildDrains(options: BuildDrainsOptions) {
       if (timer) clearInterval(timer);
       const all = [...drains.values()];
       drains.clear();
-      for (const d of all) d.worker.shutdown();
+      // SIGTERM reaches every worker of the process at once: some may be stopping already.
+      for (const d of all) shutdownIfRunning(d.worker);
       await Promise.all(all.map((d) => d.running));
     },
   };
+}
+
+/** Shuts a worker down unless it is already stopping (shutdown throws on a stopped worker). */
+function shutdownIfRunning(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
 }
