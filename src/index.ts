@@ -37,7 +37,13 @@ export { startBridge, type BridgeOptions, type RunningBridge } from './kafka-bri
 export { runBridge, type RunBridgeOptions } from './kafka-bridge/run-bridge';
 
 export { loadConfig, ConfigError, type Config } from './config';
-export { createWorker, runWorker } from './worker/load-worker';
+export { createWorker, runWorker, replayHistories } from './worker/load-worker';
+export type { ReplayHistoriesOptions } from './worker/replay-histories';
+export {
+  HistoryReplayError,
+  recordHistory,
+  type RecordHistoryOptions,
+} from './worker/history-fixtures';
 export { createPool } from './db/pool';
 export { migrate } from './db/migrate';
 export type { ActivityDeps } from './activities';

@@ -29,7 +29,6 @@ export type {
   InStepClaim,
   PublishStep,
   RowCondition,
-  SagaCompat,
   SagaDefinition,
   SagaRow,
   SagaStep,

@@ -88,6 +88,18 @@ export class Fleet {
     }
   }
 
+  /**
+   * A deploy of one member: a graceful stop (SIGTERM: a worker finishes its tasks), then a
+   * start from `entry`, which later restarts of the member use too.
+   */
+  async redeploy(name: string, entry: string): Promise<void> {
+    const member = this.members[name];
+    if (!member) throw new FleetError(`unknown component ${name}`);
+    await this.stop(name);
+    member.entry = entry;
+    await this.start(name);
+  }
+
   /** Graceful stop of every member, in reverse start order. */
   async stopAll(): Promise<void> {
     const all = [...this.running.entries()].reverse();

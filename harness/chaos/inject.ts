@@ -8,7 +8,7 @@ import {
 } from '../stack/restart';
 import type { Fleet } from './fleet';
 import type { InjectedFault } from './report';
-import { describeFault, faultDetail, type ScheduledFault } from './schedule';
+import { describeFault, faultDetail, WORKER_COUNT, type ScheduledFault } from './schedule';
 import { letTimePass, type TimePassesContext, type TimePassesReport } from './time-passes';
 import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { applyTopologyFault, withKafka } from './topology-faults';
@@ -28,6 +28,8 @@ export interface InjectContext {
   memories?: Omit<TimePassesContext, 'fleet' | 'providersUrl' | 'providersToken' | 'log'>;
   /** Each time-passes fault's report, in the order they ended. */
   timePassed?: TimePassesReport[];
+  /** The worker entry of the changed code the `deploy` fault starts (harness/chaos/deploy.ts). */
+  deployEntry?: string;
 }
 
 /** The providers refused a fault setting; the run would not test what it claims. */
@@ -70,6 +72,15 @@ function withBridge<T>(fn: () => Promise<T>): Promise<T> {
   return mine;
 }
 
+// A deploy restarts every worker: a kill waits for it (and it for a kill), so no worker is
+// started twice.
+let workersTurn: Promise<unknown> = Promise.resolve();
+function withWorkers<T>(fn: () => Promise<T>): Promise<T> {
+  const mine = workersTurn.then(fn, fn);
+  workersTurn = mine.catch(() => undefined);
+  return mine;
+}
+
 // Scheduling, not synchronisation: a fault waits for its moment on the run's clock.
 const until = (epochMs: number) =>
   new Promise((r) => setTimeout(r, Math.max(0, epochMs - Date.now())));
@@ -78,10 +89,19 @@ const until = (epochMs: number) =>
 async function apply(ctx: InjectContext, f: ScheduledFault): Promise<string | void> {
   switch (f.kind) {
     case 'kill-worker':
-      await ctx.fleet.kill(f.target);
-      await until(Date.now() + f.forMs);
-      await ctx.fleet.start(f.target);
-      return;
+      return withWorkers(async () => {
+        await ctx.fleet.kill(f.target);
+        await until(Date.now() + f.forMs);
+        await ctx.fleet.start(f.target);
+      });
+    case 'deploy': {
+      const entry = ctx.deployEntry;
+      if (!entry) throw new FaultInjectionError('deploy needs the changed code (deployEntry)');
+      return withWorkers(async () => {
+        for (let i = 1; i <= WORKER_COUNT; i++) await ctx.fleet.redeploy(`worker-${i}`, entry);
+        return `every worker now runs ${entry}`;
+      });
+    }
     case 'kill-bridge':
       return withBridge(async () => {
         await ctx.fleet.kill(f.target);

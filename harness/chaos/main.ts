@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigOrExit } from '../../src/config/load-or-exit';
 import { createPool } from '../../src/db/pool';
@@ -16,6 +17,7 @@ import { CHAOS_USAGE, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
+import { prepareChangedCode } from './deploy';
 import type { TimePassesReport } from './time-passes';
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
 import { payoutRequestedRoute } from '../../src/domains/payouts/routes';
@@ -95,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
     ),
   };
   const fleet = new Fleet(members, env, join(reportDir, 'logs'));
+  /** The changed copy of src/ the `deploy` fault starts the workers on (git-ignored). */
+  const deployDir = join(stack.paths.root, `chaos-deploy-${run}`);
   const started = Date.now();
   try {
     await seedStock(pool, scenario);
@@ -116,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
         ...{ topic, groupId: config.kafka.groupId },
       },
       timePassed: [],
+      deployEntry: prepareChangedCode(deployDir),
     };
     const [injected] = await Promise.all([
       runSchedule(ctx, schedule),
@@ -284,6 +289,7 @@ async function main(argv: string[]): Promise<number> {
     await fleet.stopAll();
     await client.connection.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
+    rmSync(deployDir, { recursive: true, force: true });
     releaseLock();
   }
 }

@@ -24,6 +24,11 @@ export type FaultKind =
    * batch job): harness/chaos/temporal-cancel.ts.
    */
   | 'temporal-cancel'
+  /**
+   * A deploy of changed saga code: every worker stopped and started on a changed copy of src/
+   * (harness/chaos/deploy.ts); runs in flight finish on the build they started on.
+   */
+  | 'deploy'
   /** Faults of the three-broker cluster only (harness/chaos/topology-faults.ts). */
   | TopologyFaultKind;
 
@@ -87,6 +92,7 @@ export function buildSchedule(seed: number, durationMs: number): ScheduledFault[
   // Drawn after every earlier fault, so their moments stay those of the seed.
   schedule.push({ atMs: at(0.25, 0.35), kind: 'temporal-cancel', target: 'runs', forMs: 0 });
   schedule.push({ atMs: at(0.65, 0.75), kind: 'temporal-cancel', target: 'runs', forMs: 0 });
+  schedule.push({ atMs: at(0.4, 0.5), kind: 'deploy', target: 'workers', forMs: 0 });
   return schedule.sort((a, b) => a.atMs - b.atMs);
 }
 

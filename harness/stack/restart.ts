@@ -183,17 +183,30 @@ export async function restartKafka(stack: RunningStack, timeoutMs = 120_000): Pr
   await startKafkaNodes(stack, layout, [...others, ...brokers], brokers, timeoutMs);
 }
 
-/** Stops the stack's Postgres (SIGINT: fast shutdown) and starts it again on the same port. */
-export async function restartPostgres(stack: RunningStack, timeoutMs = 120_000): Promise<void> {
+/** Stops the stack's Postgres (SIGINT: fast shutdown, as a failover's old primary goes). */
+export async function stopStackPostgres(stack: Pick<RunningStack, 'state'>): Promise<void> {
   const pid = stack.state.pids.postgres;
   if (pid === undefined)
     throw new ServiceNotRestartableError('PostgreSQL is external to this stack');
-  const port = Number(new URL(stack.state.env.DATABASE_URL).port);
   await stopProcessGroup(pid, 'SIGINT');
+}
+
+/** Starts the stack's Postgres again on its port and data, once stopStackPostgres stopped it. */
+export async function startStackPostgres(
+  stack: Pick<RunningStack, 'state' | 'paths'>,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const port = Number(new URL(stack.state.env.DATABASE_URL).port);
   const install = await installPostgres(stack.paths, () => undefined);
   stack.state.pids.postgres = await startPostgres(stack.paths, install, port);
   writeStackState(stack.paths, stack.state);
   await waitForPostgres(port, timeoutMs);
+}
+
+/** Stops the stack's Postgres (SIGINT: fast shutdown) and starts it again on the same port. */
+export async function restartPostgres(stack: RunningStack, timeoutMs = 120_000): Promise<void> {
+  await stopStackPostgres(stack);
+  await startStackPostgres(stack, timeoutMs);
 }
 
 /**

@@ -105,7 +105,11 @@ export function startTemporal(
   paths: StackPaths,
   bin: string,
   ports: TemporalPorts,
-  options: { codecEndpoint?: string } = {},
+  options: {
+    codecEndpoint?: string;
+    /** More dynamic config (`limit.historyCount.suggestContinueAsNew` for a test). */
+    dynamicConfig?: Readonly<Record<string, string | number>>;
+  } = {},
 ): number {
   mkdirSync(dirname(paths.temporalDb), { recursive: true });
   const args = [
@@ -148,6 +152,10 @@ export function startTemporal(
     // server's CPU per order (issue 18, `npm run bench` drain phase).
     '--dynamic-config-value',
     'system.forceSearchAttributesCacheRefreshOnRead=false',
+    ...Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => [
+      '--dynamic-config-value',
+      `${key}=${value}`,
+    ]),
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     // The Web UI decrypts payloads through the stack's codec server (issue 17).
     ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),

@@ -72,6 +72,8 @@ export interface PublishDeps {
   topicOf(domain: string, eventType: string): string | undefined;
   /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long the step waits out Kafka being unavailable. */
   transientRetryWindowMs: number;
+  /** ORDER_TRANSIENT_RETRY_INTERVAL in ms, when configured. */
+  transientRetryIntervalMs?: number;
 }
 
 export function createPublishActivities(deps: PublishDeps) {
@@ -129,6 +131,9 @@ export function createPublishActivities(deps: PublishDeps) {
         const details: TransientFailureDetails = {
           transient: true,
           windowMs: deps.transientRetryWindowMs,
+          ...(deps.transientRetryIntervalMs !== undefined
+            ? { intervalMs: deps.transientRetryIntervalMs }
+            : {}),
           endpoint: `Kafka topic ${topic}`,
           key: input.key,
         };

@@ -18,6 +18,11 @@ export interface ProviderClientOptions {
    * Default: the config default (1 hour); createWorker passes the configured value.
    */
   transientRetryWindowMs?: number;
+  /**
+   * ORDER_TRANSIENT_RETRY_INTERVAL in ms, handed over the same way. Default: the workflow's
+   * (30 s); createWorker passes the configured value.
+   */
+  transientRetryIntervalMs?: number;
 }
 
 const DEFAULT_WINDOW_MS = parseDurationMs(DEFAULTS.ORDER_TRANSIENT_RETRY_WINDOW)!;
@@ -83,6 +88,9 @@ function transientFailure(
   const details: TransientFailureDetails = {
     transient: true,
     windowMs: options.transientRetryWindowMs ?? DEFAULT_WINDOW_MS,
+    ...(options.transientRetryIntervalMs !== undefined
+      ? { intervalMs: options.transientRetryIntervalMs }
+      : {}),
     retryAfterMs,
     endpoint: err.endpoint,
     key: err.idempotencyKey,

@@ -14,7 +14,13 @@ export const TRANSIENT_FAILURE_TYPES = [
   'IdempotencyKeyInUseError',
   // Kafka without a leader, a timeout, not enough in-sync replicas (src/activities/kafka.ts).
   'KafkaUnavailableError',
+  // Our Postgres going, gone or busy: a failover, a restart (src/worker/database-outage.ts).
+  'DatabaseUnavailableError',
 ] as const;
+
+/** The transient failure of a step whose own database is going, gone or busy. */
+export const DATABASE_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] =
+  'DatabaseUnavailableError';
 
 /** The transient failure of a publishing step: Kafka could not take the record just now. */
 export const KAFKA_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] = 'KafkaUnavailableError';
@@ -28,6 +34,11 @@ export const KAFKA_UNAVAILABLE: (typeof TRANSIENT_FAILURE_TYPES)[number] = 'Kafk
 export interface TransientFailureDetails {
   transient: true;
   windowMs: number;
+  /**
+   * The worker's ORDER_TRANSIENT_RETRY_INTERVAL: the pause between rounds of a waiting step.
+   * Absent from older workers' failures: the workflow's default then (30 s).
+   */
+  intervalMs?: number;
   /** The provider's Retry-After, when it sent one: no retry before it. */
   retryAfterMs?: number;
   endpoint: string;

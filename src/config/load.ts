@@ -160,6 +160,9 @@ function crossCheck(e: Env): SettingProblem[] {
       message: `must not set ${urlTls.join(', ')}: it would override DATABASE_SSL (=${e.DATABASE_SSL}); use DATABASE_SSL and DATABASE_SSL_CA_PATH`,
     });
   }
+  // One waiting episode's history grows by a round per interval: the window bounds it.
+  if (e.ORDER_TRANSIENT_RETRY_WINDOW > 24 * 3_600_000)
+    problems.push({ setting: 'ORDER_TRANSIENT_RETRY_WINDOW', message: 'must be at most 24h' });
   if (e.DATABASE_SSL_CA_PATH && e.DATABASE_SSL === 'disable') {
     problems.push({
       setting: 'DATABASE_SSL',
@@ -231,6 +234,10 @@ function toConfig(e: Env) {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      /** WORKER_VERSIONING: `pinned` (worker deployments, runs finish on their build) or `off`. */
+      versioning: e.WORKER_VERSIONING,
+      /** WORKER_DEPLOYMENT_NAME; undefined: the task queue's name. */
+      deploymentName: e.WORKER_DEPLOYMENT_NAME,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,
@@ -272,6 +279,8 @@ function toConfig(e: Env) {
     orders: {
       /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long a step retries a transient cause. */
       transientRetryWindowMs: e.ORDER_TRANSIENT_RETRY_WINDOW,
+      /** ORDER_TRANSIENT_RETRY_INTERVAL in ms: the pause between rounds of a waiting step. */
+      transientRetryIntervalMs: e.ORDER_TRANSIENT_RETRY_INTERVAL,
       /** ORDERS_EVENTS_TOPIC: where the order domain publishes its events. */
       eventsTopic: e.ORDERS_EVENTS_TOPIC,
     },

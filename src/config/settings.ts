@@ -212,6 +212,21 @@ export const SETTINGS = {
       "Workflows one worker keeps in its sticky cache. Bounds the worker's memory; an evicted " +
       'workflow is replayed from history on its next task (correct, only slower).',
   },
+  WORKER_VERSIONING: {
+    parse: z.enum(['pinned', 'off'], 'must be pinned or off'),
+    default: 'pinned',
+    doc:
+      'pinned: the worker runs as a build of a Temporal worker deployment (build ID: its ' +
+      "workflow bundle's content hash), each run finishes on the build it started on, and the " +
+      "worker serves older builds' runs from their stored code until they close " +
+      '(docs/deploying.md). off: unversioned (for a server without worker deployments).',
+  },
+  WORKER_DEPLOYMENT_NAME: {
+    parse: nonEmpty,
+    doc:
+      'The Temporal worker deployment this worker is a build of. Default: the task queue ' +
+      '(TEMPORAL_TASK_QUEUE): one deployment per worker service.',
+  },
   BRIDGE_START_CONCURRENCY: {
     parse: positiveInt,
     default: '32',
@@ -294,8 +309,17 @@ export const SETTINGS = {
     doc:
       'How long an order step keeps retrying a transient provider cause (connection refused, ' +
       'timeout, 429, 5xx, 409 in flight) with the same idempotency key before the order parks ' +
-      'in needs_attention: a duration such as `90s`, `30m`, `1h`. Read by the worker, which ' +
-      'hands it to the workflow inside each transient failure (src/activities/provider-http.ts).',
+      'in needs_attention: a duration such as `90s`, `30m`, `1h`, at most `24h` (a bound on ' +
+      "one waiting episode's history). Read by the worker, which hands it to the workflow " +
+      'inside each transient failure (src/activities/provider-http.ts).',
+  },
+  ORDER_TRANSIENT_RETRY_INTERVAL: {
+    parse: duration,
+    default: '30s',
+    doc:
+      'The pause between rounds of retries of a waiting step (a durable timer, then a few fast ' +
+      "attempts): long enough not to hammer a provider that is down. A provider's Retry-After " +
+      'lengthens it; the end of ORDER_TRANSIENT_RETRY_WINDOW shortens the last one.',
   },
   PROVIDERS_ADMIN_TOKEN: {
     parse: nonEmpty,

@@ -60,6 +60,9 @@ export function activitiesOfDomains(
             deps.providers?.transientRetryWindowMs ??
             deps.config?.orders.transientRetryWindowMs ??
             60 * 60_000,
+          transientRetryIntervalMs:
+            deps.providers?.transientRetryIntervalMs ??
+            deps.config?.orders.transientRetryIntervalMs,
         })
       : {}),
   };

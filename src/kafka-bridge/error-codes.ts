@@ -62,24 +62,6 @@ export const OPERATOR_FAULTS: ReadonlySet<EnvironmentFault> = new Set<Environmen
 ]);
 
 /**
- * Node's network error codes (errno) meaning "could not reach or lost the peer". A message
- * cannot cause any of these.
- */
-export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ESOCKETTIMEDOUT',
-]);
-
-/**
  * Kafka protocol error types that refuse a record for its content: the same record will be
  * refused again (the DLQ write of a record turns into a stub record on these).
  */
@@ -178,50 +160,12 @@ export const GRPC_PERMANENT: ReadonlyMap<number, string> = new Map([
 export const TEMPORAL_SEARCH_ATTRIBUTE_MISSING =
   /no mapping defined for search attribute|search attribute .* is not defined/i;
 
-/**
- * SQLSTATEs (exact codes first, then two-character classes) that are the environment's:
- * - 08 connection exception, 57P01..57P03 admin/crash shutdown and cannot-connect-now, 57014
- *   query_canceled (our statement timeout), 58 system error (I/O): unavailable;
- * - 40001 serialization failure, 40P01 deadlock, 55P03 lock_not_available: contention;
- * - 28 invalid authorization (bad password, role may not log in): authentication;
- * - 42501 insufficient_privilege: permission;
- * - 42P01 undefined_table, 42703 undefined_column, 42883 undefined_function, 42704
- *   undefined_object, 3F000 invalid_schema_name: schema-missing (the bridge's SQL names only
- *   its own ledger table, so these mean unmigrated or altered schema, never the message);
- * - 25006 read_only_sql_transaction: read-only;
- * - 53100 disk_full: disk-full; the rest of 53 (out of memory, too many connections,
- *   configuration limit): resources.
- * Classes 22 (data exception), 23 (integrity) and the rest of 42 (syntax and kin: a bug in a
- * statement) are the request's; anything else is unknown.
- */
-export const SQLSTATE_ENVIRONMENT: ReadonlyMap<string, EnvironmentFault> = new Map([
-  ['57P01', 'unavailable'],
-  ['57P02', 'unavailable'],
-  ['57P03', 'unavailable'],
-  ['57014', 'unavailable'],
-  ['40001', 'contention'],
-  ['40P01', 'contention'],
-  ['55P03', 'contention'],
-  ['42501', 'permission'],
-  ['42P01', 'schema-missing'],
-  ['42703', 'schema-missing'],
-  ['42883', 'schema-missing'],
-  ['42704', 'schema-missing'],
-  ['3F000', 'schema-missing'],
-  ['25006', 'read-only'],
-  ['53100', 'disk-full'],
-]);
-export const SQLSTATE_ENVIRONMENT_CLASSES: ReadonlyMap<string, EnvironmentFault> = new Map([
-  ['08', 'unavailable'],
-  ['58', 'unavailable'],
-  ['28', 'authentication'],
-  ['53', 'resources'],
-]);
-export const SQLSTATE_PERMANENT_CLASSES: ReadonlySet<string> = new Set(['22', '23', '42']);
-
-/**
- * node-postgres's own connection failures carry no code, only these messages (pg and
- * pg-pool source): a lost or timed-out connection.
- */
-export const PG_CONNECTION_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Connection terminated due to connection timeout)/;
+// Postgres' and Node's network codes are the database layer's (src/db/pg-faults.ts): the
+// bridge classifies by them as the worker does.
+export {
+  PG_CONNECTION_MESSAGES,
+  SQLSTATE_ENVIRONMENT,
+  SQLSTATE_ENVIRONMENT_CLASSES,
+  SQLSTATE_PERMANENT_CLASSES,
+  TRANSIENT_NETWORK_CODES,
+} from '../db/pg-faults';

@@ -7,6 +7,7 @@ import { VisibilityValueError } from '../temporal/search-attributes';
 import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
+import { listDeploymentBuilds } from './builds-commands';
 import { runReconcileCli } from '../reconcile/main';
 import { signalAll } from './bulk-commands';
 import { listOrders, showOrder, signalOrder } from './orders-commands';
@@ -46,6 +47,7 @@ export const USAGE = `usage: onceflow [--domains-module FILE] <command> [options
   dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
   dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
   ledger reap [--older-than-days D] [--schema NAME]
+  builds list [--deployment NAME]     (the worker deployment's builds: open runs, current, code stored)
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
   Everything after \`--\` is an argument, never an option: \`orders retry -- --all\` retries the
@@ -123,6 +125,7 @@ const ORDER_COMMANDS: Group = {
 const OTHER_COMMANDS: Record<string, Group> = {
   dlq: { list: listDlq, replay: replayDlq },
   ledger: { reap: reapLedger },
+  builds: { list: listDeploymentBuilds },
 };
 
 /**

@@ -23,7 +23,7 @@ export interface OpsDomain {
 }
 
 /** Groups of the CLI that are not domains; a domain of the same name would be unreachable. */
-export const OTHER_GROUPS = ['dlq', 'ledger', 'reconcile', 'help'] as const;
+export const OTHER_GROUPS = ['dlq', 'ledger', 'builds', 'reconcile', 'help'] as const;
 
 /** The CLI's view of a registered domain (defaults: first route's workflow, `cancel`, `status`). */
 export function opsDomainOf(domain: Domain): OpsDomain {

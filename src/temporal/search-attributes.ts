@@ -43,7 +43,14 @@ export const SYSTEM_ATTRIBUTE = {
   workflowId: 'WorkflowId',
   executionStatus: 'ExecutionStatus',
   startTime: 'StartTime',
+  /** `<deployment>:<build ID>` of a versioned run (Temporal sets it; docs/deploying.md). */
+  workerDeploymentVersion: 'TemporalWorkerDeploymentVersion',
 } as const;
+
+/** How visibility spells a run's worker deployment version. */
+export function deploymentVersionOf(deployment: string, buildId: string): string {
+  return `${deployment}:${buildId}`;
+}
 
 /** An attribute in a query: one of ours (SEARCH_ATTRIBUTE) or Temporal's (SYSTEM_ATTRIBUTE). */
 export type QueryAttribute = { readonly name: string } | string;

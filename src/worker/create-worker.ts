@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import type { ActivityDeps } from '../activities';
 import { createEventProducer } from '../activities/kafka';
+import { storeBuild } from '../db/workflow-build-store';
+import { buildDrains, type BuildDrainsOptions } from './build-drains';
+import { DatabaseOutageInterceptor } from './database-outage';
 import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
@@ -35,6 +40,17 @@ export interface CreateWorkerOptions {
    * @example workflowBundle: { codePath: '/var/cache/onceflow/workflows.js' }
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Where the deployment's build lines go (this build current, an older one drained, a build
+   * nobody can run). Default: nowhere; runWorker passes its logger.
+   * @example log: createLogger('worker', 'info')
+   */
+  log?: BuildDrainsOptions['log'];
+  /**
+   * Each refresh of the deployment's builds (runWorker's metric). Default: none.
+   * @example onBuildReport: (builds) => console.table(builds)
+   */
+  onBuildReport?: BuildDrainsOptions['onReport'];
 }
 
 /**
@@ -52,17 +68,29 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   // Publishing steps share one producer, connected at the first publish; made here unless the
   // caller brings its own, and then closed when the worker stops.
   const ownProducer = options.deps.producer ? undefined : createEventProducer(config.kafka);
-  const worker = await Worker.create({
+  const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
+  const bundle =
+    options.workflowBundle ??
+    (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() }));
+  const tracing = workerTracingOptions();
+  const outage = new DatabaseOutageInterceptor({
+    windowMs:
+      options.deps.providers?.transientRetryWindowMs ?? config.orders.transientRetryWindowMs,
+    intervalMs:
+      options.deps.providers?.transientRetryIntervalMs ?? config.orders.transientRetryIntervalMs,
+  });
+  const common = {
     connection: options.connection,
     namespace: config.temporal.namespace,
     // Same converter as every client: histories hold only ciphertext (issue 17).
     dataConverter: dataConverterFor(config),
-    taskQueue: options.taskQueue ?? config.temporal.taskQueue,
-    // With tracing on, the bundle carries the SDK's workflow interceptors (a bundle of its own).
-    workflowBundle:
-      options.workflowBundle ??
-      (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() })),
-    ...workerTracingOptions(),
+    taskQueue,
+    ...tracing,
+    interceptors: {
+      ...tracing.interceptors,
+      // A database failover waits like a provider outage (src/worker/database-outage.ts).
+      activity: [...(tracing.interceptors?.activity ?? []), () => ({ inbound: outage })],
+    },
     // Provider URL from config unless the caller injected its own (tests run their own sandbox);
     // the transient retry window from config unless the injected providers name one.
     activities: activitiesOfDomains(domains, {
@@ -72,16 +100,103 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
       providers: {
         url: config.providers.url,
         transientRetryWindowMs: config.orders.transientRetryWindowMs,
+        transientRetryIntervalMs: config.orders.transientRetryIntervalMs,
         ...options.deps.providers,
       },
     }),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
-  });
-  if (ownProducer) {
-    const run = worker.run.bind(worker);
-    worker.run = () => run().finally(() => ownProducer.close());
-  }
+  } satisfies Omit<WorkerOptions, 'workflowBundle'>;
+  const deployment = config.worker.deploymentName ?? taskQueue;
+  const versioned = config.worker.versioning === 'pinned';
+  const code = versioned ? bundleCodeOf(bundle) : undefined;
+  const buildId = code === undefined ? undefined : buildIdOf(code);
+  /** A worker of the deployment's build `id` (this one's, or an older one's on its stored code). */
+  const workerOf = (id: string, workflowBundle: WorkerOptions['workflowBundle']) =>
+    Worker.create({
+      ...common,
+      workflowBundle,
+      workerDeploymentOptions: {
+        version: { deploymentName: deployment, buildId: id },
+        useWorkerVersioning: true,
+        defaultVersioningBehavior: 'PINNED',
+      },
+    });
+  // The build's code must be stored before its runs could outlive its workers; a worker that
+  // starts while the database is down (a failover) stores it once the database is back.
+  const stored = buildId === undefined ? undefined : storeBuildWhenUp(options, buildId, code!);
+  const worker =
+    buildId === undefined
+      ? await Worker.create({ ...common, workflowBundle: bundle })
+      : await workerOf(buildId, bundle);
+  const drains =
+    buildId === undefined
+      ? undefined
+      : buildDrains({
+          workflowService: options.connection.workflowService,
+          namespace: config.temporal.namespace,
+          deployment,
+          buildId,
+          pool: options.deps.pool,
+          createWorker: (id, stored) => workerOf(id, { code: stored }),
+          onReport: options.onBuildReport,
+          log: options.log ?? silentLog,
+        });
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    const running = run();
+    try {
+      // New runs start on this build once it polls; older builds' runs drain here.
+      await drains?.makeCurrent().catch((err: unknown) => {
+        worker.shutdown();
+        throw err;
+      });
+      drains?.start();
+      await running;
+    } finally {
+      stored?.stop();
+      await drains?.stop();
+      await ownProducer?.close();
+      await running.catch(() => undefined);
+    }
+  };
   return worker;
 }
+
+/** A bundle's code, to hash and store (a path is read once here). */
+function bundleCodeOf(bundle: WorkerOptions['workflowBundle']): string {
+  if (!bundle) throw new TypeError('a versioned worker needs its workflow bundle');
+  return 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+}
+
+/** The build ID: the bundle's content hash (the same code is the same build). */
+export function buildIdOf(code: string): string {
+  return createHash('sha256').update(code).digest('hex').slice(0, 24);
+}
+
+/** Stores the build now, or every 5 s until the database answers; stop() gives up. */
+function storeBuildWhenUp(options: CreateWorkerOptions, buildId: string, code: string) {
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  const attempt = () =>
+    storeBuild(options.deps.pool, buildId, code).then(
+      () => {
+        done = true;
+      },
+      (err: unknown) => {
+        (options.log ?? silentLog).error({ err, buildId }, 'storing the build failed; retrying');
+        if (!done) timer = setTimeout(() => void attempt(), 5000).unref();
+      },
+    );
+  void attempt();
+  return {
+    stop: () => {
+      done = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/** A logger that drops everything (tests that create workers without one). */
+const silentLog = { info: () => undefined, error: () => undefined };

@@ -5,6 +5,7 @@
 import type { Worker } from '@temporalio/worker';
 import type { CreateWorkerOptions } from './create-worker';
 import type { RunWorkerOptions } from './run-worker';
+import type { ReplayHistoriesOptions } from './replay-histories';
 
 /**
  * A onceflow worker: every registered domain's workflows and activities, and the engine's own,
@@ -30,4 +31,17 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first call (above)
   const loaded = require('./run-worker') as typeof import('./run-worker');
   return loaded.runWorker(options);
+}
+
+/**
+ * Replays a folder of recorded histories against the workflow code as it is now
+ * (./replay-histories.ts); throws naming each that does not replay.
+ *
+ * @example
+ * await replayHistories({ domains: DOMAINS, folder: 'test/histories' });
+ */
+export async function replayHistories(options: ReplayHistoriesOptions): Promise<string[]> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first call (above)
+  const loaded = require('./replay-histories') as typeof import('./replay-histories');
+  return loaded.replayHistories(options);
 }

@@ -7,7 +7,7 @@ import { connectClient } from '../temporal/connection';
 import { connectWorker } from './connect-worker';
 import { createPool } from '../db/pool';
 import { createWorker } from './create-worker';
-import { installWorkerMetrics, startParkedGauge } from './worker-metrics';
+import { buildGauge, installWorkerMetrics, startParkedGauge } from './worker-metrics';
 
 /** Options of runWorker. */
 export interface RunWorkerOptions {
@@ -45,6 +45,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       config,
       domains: options.domains,
       deps: { pool },
+      log,
+      ...(metricsOn ? { onBuildReport: buildGauge() } : {}),
     });
     log.info(
       { taskQueue: config.temporal.taskQueue, domains: options.domains.map((d) => d.name) },

@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import type { BuildReport } from './build-drains';
 
 /** Name of the gauge of parked orders (alerts.yml and the dashboard use it). */
 export const ORDERS_PARKED_METRIC = 'onceflow_orders_parked';
@@ -82,5 +83,30 @@ export function startParkedGauge(
   return () => {
     stopped = true;
     clearInterval(timer);
+  };
+}
+
+/** Name of the gauge of open runs per build of the worker's deployment (alerts.yml uses it). */
+export const BUILD_OPEN_RUNS_METRIC = 'onceflow_worker_build_open_runs';
+
+/**
+ * Publishes each build's open runs on the runtime's exporter, labelled by build, whether it is
+ * current, and who serves it (`missing`: nobody can, its code is not stored). A run parked for
+ * days keeps its build served: this is where that shows (docs/deploying.md).
+ */
+export function buildGauge(): (report: readonly BuildReport[]) => void {
+  const gauge = Runtime.instance().metricMeter.createGauge(
+    BUILD_OPEN_RUNS_METRIC,
+    'int',
+    '',
+    "Open runs pinned to each build of the worker's deployment (docs/deploying.md)",
+  );
+  return (report) => {
+    for (const b of report)
+      gauge.set(b.openRuns, {
+        build_id: b.buildId,
+        current: String(b.current),
+        served_by: b.servedBy,
+      });
   };
 }

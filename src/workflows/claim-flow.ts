@@ -21,17 +21,6 @@ export const ENGINE_CLAIM = {
   verify: 'findClaimVerdict',
 } as const;
 
-/**
- * Cancelled before its claiming step's result reached history, a run that finds the claim
- * already its own undoes that step. Histories before this patch ended without the undo.
- */
-export const UNDO_LOST_CLAIM_STEP_PATCH = 'undo-lost-claim-step-on-cancel';
-/**
- * An operator's resolve of a parked claiming step is checked against the claim (the run owns
- * the entity, or learns who does); runs before this patch went on as if they owned it.
- */
-export const VERIFY_RESOLVED_CLAIM_PATCH = 'verify-resolved-claim';
-
 type Other = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
 
 /** What the claim flow needs of its run (entity-run.ts). */
@@ -79,7 +68,6 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
    * against the claim it should have written, and refused when there is none.
    */
   async function verifyResolve(): Promise<unknown> {
-    if (!runtime.patched(VERIFY_RESOLVED_CLAIM_PATCH)) return undefined;
     if (!claimStep) return engineClaim();
     const verdict = (await runtime.execute({
       activity: ENGINE_CLAIM.verify,
@@ -108,7 +96,8 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
 
   /** The engine's claim: one local activity before the body, unless a step claims. */
   async function claimFirst(): Promise<void> {
-    if (claimStep) return;
+    // A domain's step claims; a continued run's chain has claimed already.
+    if (claimStep || flags.claimed) return;
     if (run.cancelled()) throw new RunInterrupted('cancelled');
     const got = await run.runStep({
       step: 'claim',
@@ -159,8 +148,7 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
       verdict?.kind === 'owner' &&
       verdict.claim !== undefined &&
       verdict.claim.settled === undefined &&
-      !run.stack.some((e) => e.step === claimStep) &&
-      runtime.patched(UNDO_LOST_CLAIM_STEP_PATCH)
+      !run.stack.some((e) => e.step === claimStep)
     ) {
       const lost = spec.compensations((n) => run.ctxOf(keys[n]!)).find((e) => e.step === claimStep);
       if (lost) run.stack.unshift(lost);
@@ -168,22 +156,33 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
     return undefined;
   }
 
-  /** The owner records how the entity ended on its claim: the memory that never expires. */
+  /**
+   * The owner records how the entity ended on its claim: the memory that never expires. A step
+   * of the runner's own (no recovery point): our database down waits like a provider outage,
+   * for the window, then parks for an operator (a bound, not a retry forever).
+   */
   async function settle(settled: string): Promise<boolean> {
     const ctx = run.ctxOf(keys[spec.keyNames[0] ?? ''] ?? '');
     const own = spec.claim?.settle;
-    if (own && !(own.when?.() ?? true)) return false;
     const args = own
       ? own.input(ctx, settled)
       : { domain: spec.domain, entityId, ...claimant, settled };
-    await runtime.execute({
-      activity: own ? String(own.activity) : ENGINE_CLAIM.settle,
-      input: args,
-      retry: 'settle',
-      local: true,
-      summary: own?.summary?.(args) ?? `settle ${kind} ${entityId} as ${settled} for ${workflowId}`,
+    const got = await run.runStep({
+      step: 'settle',
+      running: 'settling',
+      unrecorded: true,
+      call: () =>
+        runtime.execute({
+          activity: own ? String(own.activity) : ENGINE_CLAIM.settle,
+          input: args,
+          retry: 'settle',
+          local: true,
+          summary:
+            own?.summary?.(args) ?? `settle ${kind} ${entityId} as ${settled} for ${workflowId}`,
+        }),
     });
-    return true;
+    // Cancelled while it waited: the caller compensates and settles again.
+    return got.kind !== 'cancelled';
   }
 
   /** Another run owns the entity: end without acting (or compensate for a closed owner). */

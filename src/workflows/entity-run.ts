@@ -7,7 +7,6 @@
 import { CancelledFailure } from '@temporalio/workflow';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { currentDetailsOf, type SagaDisplay } from './details';
-import { businessFailureOf, describeFailure } from './failures';
 import { installOperatorHandlers } from './operator';
 import { claimFlow } from './claim-flow';
 import { NotOwner, RunEnded, RunInterrupted, StepFailure } from './run-errors';
@@ -17,14 +16,16 @@ import type { StepContext } from './saga-types';
 import { createStalls } from './stalls';
 import { createStepRunner } from './step-runner';
 import { startAttributes, stepWriter } from './run-face';
-import { keysFor, stepKey } from './step-key';
-import type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
+import { keysFor } from './step-key';
+import { ContinueAsNewRequested, type RunCarry } from './run-carry';
+import { stepPrimitive } from './run-step';
+import type { RunResult, RunSpec, StackEntry } from './run-types';
 
 export type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
 
 /**
  * A run's state and primitives. `setStep` keeps the `Step` search attribute to the values an
- * operator queries (runs recorded before that wrote every step: `compat.onlyQueriedSteps`).
+ * operator queries.
  */
 export function createEntityRun<TData, TExtra extends object>(
   spec: RunSpec<TData, TExtra>,
@@ -44,13 +45,15 @@ export function createEntityRun<TData, TExtra extends object>(
     fingerprint: input.event.fingerprint,
   };
   const keys = keysFor(kind, entityId, spec.keyNames);
-  const status = {
+  /** What the run this one continues from carried (undefined: the chain's first run). */
+  const carried = input.resume as RunCarry | undefined;
+  const status = (carried?.status ?? {
     entityId,
     ...spec.status?.(data),
     step: 'received',
     recoveryPoints: [],
     keys,
-  } as SagaStatus & TExtra;
+  }) as SagaStatus & TExtra;
   const display: SagaDisplay = {
     entity: kind,
     cli: spec.cli ?? spec.domain,
@@ -58,18 +61,25 @@ export function createEntityRun<TData, TExtra extends object>(
     counterpart: (step) => spec.counterpart?.[step] ?? `the ${step} call`,
   };
   const stalls = createStalls();
-  const flags = { compensating: false, ending: false, claimed: false, inflight: 0 };
+  const flags = {
+    compensating: false,
+    ending: false,
+    claimed: carried?.claimed ?? false,
+    inflight: 0,
+  };
   const channels = {
     cancel: spec.channels?.cancel ?? cancelSignal,
     status: spec.channels?.status ?? statusQuery,
   };
-  installOperatorHandlers(runtime, channels, status, stalls, input.cancel);
+  // A continued run's cancellation, if any, is in the status it carried.
+  installOperatorHandlers(runtime, channels, status, stalls, carried ? undefined : input.cancel);
 
-  const setStep = stepWriter(spec, runtime, () =>
+  const writer = stepWriter(spec, runtime, () =>
     runtime.setCurrentDetails(currentDetailsOf(display, status)),
-  )(status);
-  startAttributes(spec, runtime, input, entityId);
-  setStep('received');
+  )(status, carried?.visibleStep);
+  const setStep = writer.setStep;
+  if (!carried) startAttributes(spec, runtime, input, entityId);
+  setStep(status.step);
   const cancelled = () => !flags.compensating && status.cancellation !== undefined;
   const runStep = createStepRunner({
     runtime,
@@ -82,7 +92,8 @@ export function createEntityRun<TData, TExtra extends object>(
       const last = [...(status.operatorActions ?? [])].reverse().find((a) => a.step === step);
       if (last) last.refused = reason;
     },
-    transientWaits: spec.compat?.transientWaits,
+    memo: carried?.memo,
+    beforeRound: (stepName, episode) => steps.beforeRound(stepName, episode),
   });
   const ctxOf = (key: string, onBehalfOf?: StepContext<TData>['onBehalfOf']) =>
     ({
@@ -103,7 +114,7 @@ export function createEntityRun<TData, TExtra extends object>(
   };
 
   /** The compensation stack: a step's entry is pushed before it runs (its outcome unknown). */
-  const stack: StackEntry[] = [];
+  const stack: StackEntry[] = carried?.stack ?? [];
   const base = {
     spec,
     input,
@@ -134,63 +145,8 @@ export function createEntityRun<TData, TExtra extends object>(
     if (cancelled()) throw new RunInterrupted('cancelled');
   };
 
-  /**
-   * One step: its compensation pushed, its activity run by the step runner (waits, parks,
-   * operator signals), its recovery point; returns the activity's result (or the operator's,
-   * when resolved, and says so). Throws StepFailure for a business failure, RunInterrupted when the run
-   * was cancelled while it waited, NotOwner when it was the claiming step and another owns.
-   */
-  async function step(s: StepSpec, args: unknown): Promise<{ value: unknown; resolved: boolean }> {
-    checkOpen();
-    const key = keys[s.name] ?? stepKey(kind, entityId, s.name);
-    const entry = s.compensation?.();
-    if (entry) stack.push(entry);
-    const failures = Object.keys(s.failures ?? {});
-    const claiming = s.name === spec.claim?.step;
-    flags.inflight++;
-    let outcome;
-    try {
-      outcome = await runStep({
-        step: s.name,
-        running: s.running ?? s.name,
-        call: () =>
-          runtime.execute({
-            activity: s.activity,
-            input: args,
-            retry: s.retry,
-            local: s.local?.() ?? false,
-            summary: s.summary ?? summaryOf(s.name, key),
-            nonRetryable: failures,
-            timeouts: s.timeouts,
-          }),
-        failures,
-        ...(claiming ? { verifyResolve: claim.verifyResolve } : {}),
-      });
-    } catch (err) {
-      // A business failure: this step did nothing.
-      if (entry) stack.splice(stack.indexOf(entry), 1);
-      const type = businessFailureOf(err, failures);
-      if (type === undefined) throw err;
-      throw new StepFailure(s.name, type, s.failures![type]!, describeFailure(err));
-    } finally {
-      flags.inflight--;
-    }
-    if (outcome.kind === 'cancelled') throw new RunInterrupted('cancelled');
-    if (claiming) {
-      const other = claim.verdictOf(outcome);
-      if (other) {
-        if (entry) stack.splice(stack.indexOf(entry), 1);
-        throw new NotOwner(other);
-      }
-      flags.claimed = true;
-    }
-    if (outcome.kind === 'resolved') return { value: outcome.value, resolved: true };
-    if (entry && s.compensation) {
-      // Its result is known now: the compensation may use it (a refund by the charge's ID).
-      stack[stack.indexOf(entry)] = s.compensation(outcome.value);
-    }
-    return { value: outcome.value, resolved: false };
-  }
+  const steps = stepPrimitive({ ...base, claim, checkOpen, carried });
+  const step = steps.step;
 
   /** Undoes, in reverse, every step that did (or may have done) its effect. */
   async function unwind(entries: readonly StackEntry[] = [...stack].reverse()): Promise<void> {
@@ -224,6 +180,20 @@ export function createEntityRun<TData, TExtra extends object>(
 
   /** Ends the run on what interrupted its body. */
   async function end(err: unknown): Promise<RunResult> {
+    if (err instanceof ContinueAsNewRequested)
+      return runtime.continueAsNew({
+        ...input,
+        resume: {
+          status,
+          stack,
+          claimed: flags.claimed,
+          journal: steps.journal,
+          ...(err.waiting ? { waiting: err.waiting } : {}),
+          visibleStep: writer.visible(),
+          memo: runStep.memoState(),
+          runs: (carried?.runs ?? 1) + 1,
+        } satisfies RunCarry,
+      });
     flags.ending = true;
     if (err instanceof RunInterrupted && err.why === 'cancelled') return compensate();
     if (err instanceof NotOwner) {
@@ -253,7 +223,17 @@ export function createEntityRun<TData, TExtra extends object>(
     return finish('completed', { outcome: 'completed' }, extra);
   }
 
-  return { ...base, stalls, checkOpen, step, claim, complete, end };
+  return {
+    ...base,
+    stalls,
+    checkOpen,
+    step,
+    nextSeq: steps.nextSeq,
+    journal: steps.journal,
+    claim,
+    complete,
+    end,
+  };
 }
 
 export type EntityRun = ReturnType<typeof createEntityRun<unknown, object>>;

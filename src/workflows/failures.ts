@@ -29,6 +29,8 @@ export function describeFailure(err: unknown): string {
 export interface TransientCause {
   windowMs: number;
   retryAfterMs?: number;
+  /** The pause between rounds (the worker's setting), when the failure carries it. */
+  intervalMs?: number;
 }
 
 /**
@@ -45,13 +47,17 @@ export const TIMEOUT_FALLBACK_WINDOW_MS = 60 * 60 * 1000;
  * mid-call) uses the window this step has learned, else TIMEOUT_FALLBACK_WINDOW_MS.
  */
 export function transientCauseOf(err: unknown, knownWindowMs?: number): TransientCause | undefined {
-  if (!(err instanceof ActivityFailure)) return;
-  const cause = err.cause;
-  if (cause instanceof TimeoutFailure)
+  // A regular activity's failure wraps its cause; a local activity's may be the cause itself.
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure && err instanceof ActivityFailure)
     return { windowMs: knownWindowMs ?? TIMEOUT_FALLBACK_WINDOW_MS };
   if (!(cause instanceof ApplicationFailure)) return;
   if (!(TRANSIENT_FAILURE_TYPES as readonly string[]).includes(cause.type ?? '')) return;
   const details: unknown = cause.details?.[0];
   if (!isTransientFailureDetails(details)) return;
-  return { windowMs: details.windowMs, retryAfterMs: details.retryAfterMs };
+  return {
+    windowMs: details.windowMs,
+    retryAfterMs: details.retryAfterMs,
+    ...(details.intervalMs !== undefined ? { intervalMs: details.intervalMs } : {}),
+  };
 }

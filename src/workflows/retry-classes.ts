@@ -65,19 +65,11 @@ export function ownBudget(nonRetryable: readonly string[] = []): ActivityOptions
 
 /**
  * The settlement of a claim: one UPDATE, as a local activity (a marker in the workflow task
- * that ends the run, no activity task round trip). Our own database being down is the
- * environment's fault, not the run's: it retries until the database answers (the run stays at
- * its last step meanwhile) instead of failing a run whose effects are all done.
+ * that ends the run, no activity task round trip), the `own` budget. Our own database being
+ * down is the environment's fault, not the run's: the step runner waits it out on durable
+ * timers for the transient window (a bound), then parks the run for an operator.
  */
-export const SETTLE_BUDGET: LocalActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    // No maximumAttempts: unlimited, until the database answers.
-  },
-};
+export const SETTLE_BUDGET: LocalActivityOptions = ownBudget();
 
 /** Activities of one retry class, as regular activities (a domain module declares them once). */
 export function proxyForeign<A extends object>(nonRetryable?: readonly string[]) {

@@ -22,8 +22,7 @@ function queriedSteps(spec: RunSpec<never>): ReadonlySet<string> {
 
 /**
  * `setStep(step, queried?)` of a run: the status says the step; `Step` changes only to a
- * queried value or back to unset (runs recorded before that wrote every step:
- * `compat.onlyQueriedSteps`). `queried` marks a value queried for this call (a wait's).
+ * queried value or back to unset. `queried` marks a value queried for this call (a wait's).
  * `showDetails` refreshes the run's current details after each change.
  */
 export function stepWriter<TData, TExtra extends object>(
@@ -31,26 +30,22 @@ export function stepWriter<TData, TExtra extends object>(
   runtime: SagaRuntime,
   showDetails: () => void,
 ) {
-  const onlyQueried = spec.compat?.onlyQueriedSteps?.() ?? true;
   const queried = queriedSteps(spec as never);
-  return (status: SagaStatus) => {
+  return (status: SagaStatus, carried?: string) => {
     /** The Step value in visibility (undefined: not set, the run is running). */
-    let visibleStep: string | undefined;
-    return (step: string, queriedToo = false) => {
+    let visibleStep: string | undefined = carried;
+    const setStep = (step: string, queriedToo = false) => {
       status.step = step;
-      if (!onlyQueried) {
-        runtime.upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: step }]);
-      } else {
-        // A running step clears a waiting/parked value, so those queries never list a run
-        // that runs again; otherwise running steps write nothing.
-        const next = queried.has(step) || queriedToo ? step : undefined;
-        if (next !== visibleStep) {
-          runtime.upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: next ?? null }]);
-          visibleStep = next;
-        }
+      // A running step clears a waiting/parked value, so those queries never list a run that
+      // runs again; otherwise running steps write nothing.
+      const next = queried.has(step) || queriedToo ? step : undefined;
+      if (next !== visibleStep) {
+        runtime.upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE.step, value: next ?? null }]);
+        visibleStep = next;
       }
       showDetails();
     };
+    return { setStep, visible: () => visibleStep };
   };
 }
 

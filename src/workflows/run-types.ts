@@ -3,18 +3,14 @@
 import type { RetryClass, StepTimeouts } from './retry-classes';
 import type { ActivityCall } from './saga-runtime';
 import type { SagaResult, SagaStatus } from './saga-status';
-import type {
-  ActivityMap,
-  InStepClaim,
-  SagaCompat,
-  SagaDefinition,
-  StepContext,
-} from './saga-types';
+import type { ActivityMap, InStepClaim, SagaDefinition, StepContext } from './saga-types';
 
 /** One entry of the compensation stack: a compensation's call, as data. */
 export interface StackEntry extends ActivityCall {
   /** The step it undoes. */
   step: string;
+  /** The number of the body's call that pushed it (a continued run finds it by this). */
+  seq?: number;
   /** The compensation's own name (its key's last part). */
   name: string;
 }
@@ -33,7 +29,6 @@ export interface RunSpec<TData, TExtra extends object = object> {
   channels?: SagaDefinition<TData, ActivityMap, TExtra>['channels'];
   status?: (data: TData) => TExtra;
   result?: (status: SagaStatus & TExtra) => object;
-  compat?: SagaCompat;
   /**
    * Every compensation a run of this workflow may push, last step first, for a run that
    * compensates on behalf of a closed owner; `ctxOf` gives each its context by name.

@@ -9,6 +9,7 @@ import { RunInterrupted } from './run-errors';
 import type { SagaRuntime } from './saga-runtime';
 import type { SagaStatus } from './saga-status';
 import { checkKeyName } from './names';
+import type { JournalEntry } from './run-carry';
 
 /** What waits need of their run (entity-run.ts). */
 export interface WaitingRun {
@@ -19,6 +20,9 @@ export interface WaitingRun {
   setStep(step: string, queried?: boolean): void;
   cancelled(): boolean;
   checkOpen(): void;
+  /** The number of the body's next call, and what earlier runs of the chain recorded. */
+  nextSeq(): number;
+  journal: Record<number, JournalEntry>;
 }
 
 /** The Step value of a run waiting for `label`: `awaiting_approval`. */
@@ -60,12 +64,22 @@ export function createWaits(run: WaitingRun) {
    * `sleeping`; a cancellation wakes it and unwinds.
    */
   async function sleep(label: string, duration: Duration): Promise<void> {
-    const ms = msToNumber(duration);
-    const until = iso(runtime.now() + ms);
+    const n = run.nextSeq();
+    const entry = run.journal[n];
+    if (entry?.done) return;
+    // A continued run sleeps what is left of the deadline its chain set.
+    const untilMs = entry?.until ?? runtime.now() + msToNumber(duration);
+    run.journal[n] = { until: untilMs };
+    const until = iso(untilMs);
     await paused({ label, kind: 'sleep', until }, 'sleeping', () =>
-      runtime.condition(() => run.cancelled(), ms, `${label}: sleep until ${until}`),
+      runtime.condition(
+        () => run.cancelled(),
+        Math.max(0, untilMs - runtime.now()),
+        `${label}: sleep until ${until}`,
+      ),
     );
     run.checkOpen();
+    run.journal[n] = { until: untilMs, done: true };
   }
 
   /**
@@ -78,8 +92,13 @@ export function createWaits(run: WaitingRun) {
     on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
     options: WaitOptions,
   ): Promise<T | undefined> {
-    const ms = msToNumber(options.timeout);
-    const until = iso(runtime.now() + ms);
+    const n = run.nextSeq();
+    const entry = run.journal[n];
+    if (entry?.done) return entry.value as T | undefined;
+    const untilMs = entry?.until ?? runtime.now() + msToNumber(options.timeout);
+    run.journal[n] = { until: untilMs };
+    const ms = Math.max(0, untilMs - runtime.now());
+    const until = iso(untilMs);
     let got: { value: T } | undefined;
     let open = true;
     const take = (value: T) => {
@@ -99,6 +118,7 @@ export function createWaits(run: WaitingRun) {
       );
       open = false;
       run.checkOpen();
+      run.journal[n] = { until: untilMs, done: true, value: got?.value };
       return got?.value;
     });
   }
@@ -114,6 +134,9 @@ export function createWaits(run: WaitingRun) {
     summary = `${name}: child ${workflowType}`,
   ): Promise<R> {
     checkKeyName('child', name);
+    const n = run.nextSeq();
+    const entry = run.journal[n];
+    if (entry?.done) return entry.value as R;
     run.checkOpen();
     const workflowId = `${run.workflowId}/${name}`;
     run.flags.inflight++;
@@ -122,6 +145,7 @@ export function createWaits(run: WaitingRun) {
         run.cancelled(),
       )) as R;
       status.recoveryPoints.push({ step: name, at: iso(runtime.now()), how: 'done' });
+      run.journal[n] = { value: result, done: true };
       return result;
     } catch (err) {
       if (isCancellation(err)) throw new RunInterrupted('cancelled');

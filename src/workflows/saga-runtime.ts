@@ -4,9 +4,9 @@
 import {
   CancellationScope,
   condition,
+  continueAsNew,
   executeChild,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -35,6 +35,10 @@ export interface RunInfo {
   /** When the chain started (kept by a reset). */
   startTime: Date;
   runStartTime: Date;
+  /** Temporal suggests continuing as new (the history nears its limits). */
+  continueAsNewSuggested: boolean;
+  /** Events in the run's history so far. */
+  historyLength: number;
 }
 
 /** One activity call of a step: which activity, with what, how it retries. */
@@ -65,7 +69,6 @@ export interface SagaRuntime {
   info(): RunInfo;
   /** Whether the starter set this search attribute. */
   startedWith(key: (typeof SEARCH_ATTRIBUTE)[keyof typeof SEARCH_ATTRIBUTE]): boolean;
-  patched(patchId: string): boolean;
   upsertSearchAttributes(pairs: SearchAttributeUpdatePair[]): void;
   upsertMemo(memo: Record<string, unknown>): void;
   setCurrentDetails(markdown: string): void;
@@ -96,6 +99,8 @@ export interface SagaRuntime {
    * cancel`, a batch cancel): `handler` runs once when it is requested.
    */
   onCancelRequested(handler: () => void): void;
+  /** Continues the run as new with `input` (the same workflow type); never returns. */
+  continueAsNew(input: unknown): Promise<never>;
   /**
    * Runs `fn` where Temporal's cancellation cannot interrupt it: the saga notices a
    * cancellation itself (onCancelRequested), finishes or waits out the call in flight, and
@@ -123,7 +128,6 @@ export function workflowRuntime(): SagaRuntime {
   return {
     info: () => workflowInfo(),
     startedWith: (key) => workflowInfo().typedSearchAttributes.get(key) !== undefined,
-    patched,
     upsertSearchAttributes,
     upsertMemo,
     setCurrentDetails,
@@ -163,5 +167,6 @@ export function workflowRuntime(): SagaRuntime {
       root.cancelRequested.catch(handler);
     },
     shielded: (fn) => CancellationScope.nonCancellable(fn),
+    continueAsNew: (input) => continueAsNew(input),
   };
 }

@@ -155,11 +155,6 @@ export type SettleCall<TData, A extends ActivityMap> = {
     input: (ctx: StepContext<TData>, settled: string) => Parameters<A[K]>[0];
     /** @example summary: (input) => `settle order ${input.orderId} as ${input.settled}` */
     summary?: (input: Parameters<A[K]>[0]) => string;
-    /**
-     * False on runs that do not settle (recorded before settling existed). Default: true.
-     * @example when: () => patched('settle-order-claim')
-     */
-    when?: () => boolean;
   };
 }[keyof A];
 
@@ -193,20 +188,6 @@ export interface InStepClaim<TData, A extends ActivityMap> {
    * @example settle: { activity: 'settleOrder', input: (ctx, settled) => ({ orderId: ctx.entityId, settled, ...ctx.claimant }) }
    */
   settle: SettleCall<TData, A>;
-}
-
-/** Switches that keep histories of older versions replaying (orders; new domains leave them). */
-export interface SagaCompat {
-  /**
-   * False on runs that upserted the Step attribute on every step change. Default: true.
-   * @example onlyQueriedSteps: () => patched('order-step-upserted-only-where-queried')
-   */
-  onlyQueriedSteps?: () => boolean;
-  /**
-   * False on runs that parked on every failure without a memo. Default: true.
-   * @example transientWaits: () => patched('transient-waits-and-attention-memo')
-   */
-  transientWaits?: () => boolean;
 }
 
 /** A saga: the entity it acts on once, its step table, its claim. */
@@ -272,6 +253,4 @@ export interface SagaDefinition<TData, A extends ActivityMap, TExtra extends obj
    * @example result: (s) => ({ orderId: s.orderId, chargeId: s.chargeId })
    */
   result?: (status: SagaStatus & TExtra) => object;
-  /** Replay switches of an older version's histories. Default: none. */
-  compat?: SagaCompat;
 }

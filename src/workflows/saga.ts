@@ -21,8 +21,6 @@ import type {
   StepContext,
 } from './saga-types';
 
-export { UNDO_LOST_CLAIM_STEP_PATCH } from './claim-flow';
-
 /** A workflow function the engine built: what Temporal runs, and its definition's names. */
 export type EntityWorkflow<TData, R = SagaResult & Record<string, unknown>> = ((
   input: EventWorkflowInput<TData>,

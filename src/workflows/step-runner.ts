@@ -19,6 +19,9 @@ import {
   type WaitedMemo,
 } from './saga-status';
 import { visibleStep, type Stalls } from './stalls';
+import type { RunnerMemo, WaitEpisode } from './run-carry';
+
+export type { WaitEpisode } from './run-carry';
 
 export type StepOutcome<T> =
   { kind: 'done'; value: T } | { kind: 'resolved'; value?: unknown } | { kind: 'cancelled' };
@@ -33,12 +36,13 @@ export interface StepRunnerContext {
   cancelled(): boolean;
   /** Records that an operator's resolve of `step` was refused, and why. */
   refuse(step: string, reason: string): void;
+  /** The memo state a continued run carried over. */
+  memo?: RunnerMemo;
   /**
-   * False on runs recorded before transient waits existed: they parked on every failure and
-   * kept no memo (orders: `patched('transient-waits-and-attention-memo')`). Asked at each
-   * failure, where those runs asked. Default: always true (no marker).
+   * Asked before each new round of a waiting step: throws (ContinueAsNewRequested) when the
+   * run should continue as new there, carrying the step's wait episode.
    */
-  transientWaits?: () => boolean;
+  beforeRound?(step: string, episode: WaitEpisode): void;
 }
 
 /** How one step is run: its call, business failures, and what a resolve must check first. */
@@ -54,6 +58,10 @@ export interface StepRun<T> {
    * resolve (the step stays parked) with the error as the reason.
    */
   verifyResolve?: () => Promise<unknown>;
+  /** The wait episode a continued run carried over: the window still counts from its start. */
+  episode?: WaitEpisode;
+  /** Record no recovery point (the claim's settlement is not a step of the saga). */
+  unrecorded?: boolean;
 }
 
 /** runStep for one run; keeps the memo (`attention`, `waited`) in step with its stalls. */
@@ -61,9 +69,11 @@ export function createStepRunner(ctx: StepRunnerContext) {
   const { status, runtime, display, stalls } = ctx;
   const iso = (ms: number) => new Date(ms).toISOString();
   /** Each stalled step's attention; the memo shows the latest. */
-  const attentions = new Map<string, Attention>();
-  let attentionSet = false;
-  const waited: WaitedMemo = { totalMs: 0, maxMs: 0 };
+  const attentions = new Map<string, Attention>(
+    (ctx.memo?.attentions ?? []) as Array<[string, Attention]>,
+  );
+  let attentionSet = ctx.memo?.attentionSet ?? false;
+  const waited: WaitedMemo = { ...(ctx.memo?.waited ?? { totalMs: 0, maxMs: 0 }) };
 
   /**
    * One memo upsert: the step's new attention (or its removal, only if one was set, so a run
@@ -95,11 +105,14 @@ export function createStepRunner(ctx: StepRunnerContext) {
    * Runs one step: `call` until it succeeds, a business failure of `failures` ends it (thrown
    * to the saga), an operator resolves it, or the run is cancelled while it waits or parks.
    */
-  return async function runStep<T>(run: StepRun<T>): Promise<StepOutcome<T>> {
+  const runStep = async function runStep<T>(run: StepRun<T>): Promise<StepOutcome<T>> {
     const { step, running, call, failures = [] } = run;
     /** The current wait episode: since the step's first transient failure. */
-    let episode: { sinceMs: number; attempts: number } | undefined;
-    let knownWindowMs: number | undefined;
+    let episode: WaitEpisode | undefined = run.episode && { ...run.episode };
+    if (episode) stalls.current.set(step, 'waiting');
+    const point = (how: 'done' | 'resolved') => {
+      if (!run.unrecorded) status.recoveryPoints.push({ step, at: iso(runtime.now()), how });
+    };
     const endWait = (attention?: Attention) => {
       const ms = episode ? runtime.now() - episode.sinceMs : undefined;
       episode = undefined;
@@ -129,37 +142,39 @@ export function createStepRunner(ctx: StepRunnerContext) {
       }
       unstall(step);
       endWait();
-      status.recoveryPoints.push({ step, at: iso(runtime.now()), how: 'resolved' });
+      point('resolved');
       return value === undefined ? { kind: 'resolved' } : { kind: 'resolved', value };
     };
     const until = () => stalls.pending.has(step) || ctx.cancelled();
 
     for (;;) {
+      // A waiting step's next round keeps Step `waiting` (no attribute write per round).
       ctx.setStep(visibleStep(stalls, running));
       try {
         const value = await call();
+        const waited = stalls.current.has(step);
+        unstall(step);
         endWait();
-        status.recoveryPoints.push({ step, at: iso(runtime.now()), how: 'done' });
+        if (waited) ctx.setStep(visibleStep(stalls, running));
+        point('done');
         return { kind: 'done', value };
       } catch (err) {
         if (businessFailureOf(err, failures)) {
           endWait();
           throw err;
         }
-        const current = ctx.transientWaits?.() ?? true;
         const cause = describeFailure(err);
         const now = runtime.now();
-        const transient = current ? transientCauseOf(err, knownWindowMs) : undefined;
+        const transient = transientCauseOf(err, episode?.windowMs);
         if (transient) {
-          knownWindowMs = transient.windowMs;
           episode ??= { sinceMs: now, attempts: 0 };
+          episode.windowMs = transient.windowMs;
+          episode.intervalMs = transient.intervalMs ?? episode.intervalMs;
           episode.attempts += FAST_PHASE_ATTEMPTS;
           const left = episode.sinceMs + transient.windowMs - now;
           if (left > 0) {
-            const delay = Math.min(
-              left,
-              Math.max(SLOW_PHASE_INTERVAL_MS, transient.retryAfterMs ?? 0),
-            );
+            const interval = episode.intervalMs ?? SLOW_PHASE_INTERVAL_MS;
+            const delay = Math.min(left, Math.max(interval, transient.retryAfterMs ?? 0));
             status.waiting = {
               step,
               cause,
@@ -190,7 +205,9 @@ export function createStepRunner(ctx: StepRunnerContext) {
               if (ended !== 'again') return ended;
               break;
             }
-            unstall(step);
+            // Another round of the same episode (status and Step still say waiting): the run
+            // may continue as new here first.
+            ctx.beforeRound?.(step, episode);
             continue;
           }
         }
@@ -200,15 +217,14 @@ export function createStepRunner(ctx: StepRunnerContext) {
         status.parked = { step, error: cause, since };
         stalls.current.set(step, 'parked');
         ctx.setStep(visibleStep(stalls, 'needs_attention'));
-        if (current)
-          endWait({
-            state: 'parked',
-            step,
-            cause,
-            since,
-            attempt,
-            action: parkedActionOf(display, status, step),
-          });
+        endWait({
+          state: 'parked',
+          step,
+          cause,
+          since,
+          attempt,
+          action: parkedActionOf(display, status, step),
+        });
         for (;;) {
           await runtime.condition(until);
           const ended = await afterOperator();
@@ -222,6 +238,13 @@ export function createStepRunner(ctx: StepRunnerContext) {
       }
     }
   };
+  /** The memo state a run carries when it continues as new. */
+  const memoState = (): RunnerMemo => ({
+    attentions: [...attentions],
+    attentionSet,
+    waited: { ...waited },
+  });
+  return Object.assign(runStep, { memoState });
 }
 
 /** What one saga's runStep is. */

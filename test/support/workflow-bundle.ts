@@ -17,7 +17,7 @@ export function workflowBundle(
 ): Promise<WorkflowBundleWithSourceMap> {
   const tracing = options.tracing ?? false;
   const domains = options.domains ?? DOMAINS;
-  const id = `${tracing}:${domains.map((d) => d.name).join(',')}`;
+  const id = `${tracing}:${domains.map((d) => d.workflowsPath).join(',')}`;
   const built = bundles.get(id);
   if (built) return built;
   const bundle = bundleWorkflowCode({

@@ -6,6 +6,7 @@ import { refundEveryCharge } from './0005-refund-every-charge';
 import { claimOutlivesKeys } from './0006-claim-outlives-keys';
 import { createDlqReplays } from './0007-create-dlq-replays';
 import { entityClaims } from './0008-entity-claims';
+import { workflowBuilds } from './0009-workflow-builds';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   claimOutlivesKeys,
   createDlqReplays,
   entityClaims,
+  workflowBuilds,
 ];

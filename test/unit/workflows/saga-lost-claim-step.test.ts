@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { SignalDefinition } from '@temporalio/workflow';
-import { runSaga, UNDO_LOST_CLAIM_STEP_PATCH } from '../../../src/workflows/saga';
+import { runSaga } from '../../../src/workflows/saga';
 import type { ActivityCall, SagaRuntime } from '../../../src/workflows/saga-runtime';
 import type { SagaDefinition } from '../../../src/workflows/saga-types';
 import type { ActivityMap } from '../../../src/workflows/saga-types';
@@ -12,15 +12,9 @@ const ORDER_ID = 'order-134';
 const WORKFLOW_ID = `OrderPlaced:v:${ORDER_ID}@1`;
 const RUN_ID = 'run-1';
 
-/**
- * The order saga as a workflow runs it, minus the calls that need a workflow context
- * (patched() behind its compatibility switches): every switch on, as for a new run.
- */
+/** The order saga as a workflow runs it. */
 const ORDERS = {
   ...ORDER_SAGA,
-  steps: ORDER_SAGA.steps.map((s) => ({ ...s, local: () => true })),
-  claim: { ...ORDER_SAGA.claim!, settle: { ...ORDER_SAGA.claim!.settle!, when: () => true } },
-  compat: { onlyQueriedSteps: () => true, transientWaits: () => true },
 } as unknown as SagaDefinition<OrderPlacedData, ActivityMap, object>;
 
 const input: EventWorkflowInput<OrderPlacedData> = {
@@ -46,10 +40,9 @@ const input: EventWorkflowInput<OrderPlacedData> = {
 /**
  * A run whose cancelOrder signal is already in history when its first workflow task runs
  * (as after a workflow task that timed out while its local reserve committed), and whose
- * claimCancelledOrder answers `claim`. Records every activity call; `patched` answers
- * whether the run is new (true) or replays a history from before the patch (false).
+ * claimCancelledOrder answers `claim`. Records every activity call.
  */
-function scriptedRun(claim: Record<string, unknown>, patched = true) {
+function scriptedRun(claim: Record<string, unknown>) {
   const calls: ActivityCall[] = [];
   const runtime: SagaRuntime = {
     info: () => ({
@@ -59,9 +52,10 @@ function scriptedRun(claim: Record<string, unknown>, patched = true) {
       originalExecutionRunId: RUN_ID,
       startTime: new Date('2026-11-24T22:39:59Z'),
       runStartTime: new Date('2026-11-24T22:39:59Z'),
+      continueAsNewSuggested: false,
+      historyLength: 10,
     }),
     startedWith: () => true,
-    patched: (id) => (id === UNDO_LOST_CLAIM_STEP_PATCH ? patched : true),
     upsertSearchAttributes: () => undefined,
     upsertMemo: () => undefined,
     setCurrentDetails: () => undefined,
@@ -84,6 +78,9 @@ function scriptedRun(claim: Record<string, unknown>, patched = true) {
     executeChild: async () => undefined,
     onCancelRequested: () => undefined,
     shielded: (fn) => fn(),
+    continueAsNew: async () => {
+      throw new Error('continue as new is not scripted here');
+    },
   };
   return { run: () => runSaga(ORDERS, input, runtime), calls };
 }
@@ -115,15 +112,6 @@ describe('saga: cancelled before its claiming step reached history', () => {
       ownClaim({ cancelledAt: '2026-11-24T22:42:20Z', settled: 'cancelled', settledAt: 'x' }),
     );
     assert.equal((await run()).outcome, 'cancelled');
-    assert.deepEqual(
-      calls.map((c) => c.activity),
-      ['claimCancelledOrder', 'settleOrder'],
-    );
-  });
-
-  it('replays a history from before the patch as it was recorded (no release)', async () => {
-    const { run, calls } = scriptedRun(ownClaim({}), false);
-    await run();
     assert.deepEqual(
       calls.map((c) => c.activity),
       ['claimCancelledOrder', 'settleOrder'],

@@ -35,7 +35,10 @@ export function inputOf<T>(data: T, aggregateId = 'e-1'): EventWorkflowInput<T> 
  * turn of the event loop, and a timer fires at once (time moves on by its length). Signals,
  * updates and Temporal's cancellation are delivered with `signal`, `update` and `cancel`.
  */
-export function scriptedRuntime(answer: (call: ActivityCall) => Promise<unknown>) {
+export function scriptedRuntime(
+  answer: (call: ActivityCall) => Promise<unknown>,
+  history: { suggestAfterCalls?: number } = {},
+) {
   const calls: ActivityCall[] = [];
   const steps: Array<string | null> = [];
   const handlers = new Map<string, (...args: unknown[]) => void>();
@@ -61,9 +64,11 @@ export function scriptedRuntime(answer: (call: ActivityCall) => Promise<unknown>
       originalExecutionRunId: 'run-1',
       startTime: new Date(now),
       runStartTime: new Date(now),
+      continueAsNewSuggested:
+        history.suggestAfterCalls !== undefined && calls.length >= history.suggestAfterCalls,
+      historyLength: 10,
     }),
     startedWith: () => true,
-    patched: () => true,
     upsertSearchAttributes: (pairs) => {
       for (const p of pairs) if (p.key.name === 'Step') steps.push(p.value as string | null);
     },
@@ -91,6 +96,9 @@ export function scriptedRuntime(answer: (call: ActivityCall) => Promise<unknown>
       onCancel = handler;
     },
     shielded: (fn) => fn(),
+    continueAsNew: async (input) => {
+      throw new ContinuedAsNew(input);
+    },
   };
   return {
     runtime,
@@ -121,4 +129,11 @@ export function deferred<T>() {
 /** Lets the event loop turn `n` times: everything ready to run has run (no wall-clock wait). */
 export async function turns(n = 100): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** What a scripted run's continue-as-new handed on (the next run's input). */
+export class ContinuedAsNew extends Error {
+  constructor(readonly input: unknown) {
+    super('continued as new');
+  }
 }

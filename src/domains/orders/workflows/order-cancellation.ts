@@ -9,7 +9,7 @@ import type { EventWorkflowInput } from '../../../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../../../temporal/search-attributes';
 import { retryTransient } from '../../../workflows/step-runner';
 import type { SettledState } from './order-claim';
-import { orderCalls, orderCompat } from './order-calls';
+import { orderCalls } from './order-calls';
 import { cancelOrderSignal, stepKeys } from './order-definitions';
 import type { OrderCancelledData } from '../order-events';
 
@@ -98,10 +98,8 @@ export async function orderCancellation(
   setStep('compensating');
   const keys = stepKeys(orderId);
   // A provider outage must not fail the cancellation: the refund waits it out (same key).
-  const refund = await retryTransient(
-    { sleep, now: () => Date.now() },
-    () => orderCalls.refund({ key: keys.refund, orderId }),
-    orderCompat.transientWaits,
+  const refund = await retryTransient({ sleep, now: () => Date.now() }, () =>
+    orderCalls.refund({ key: keys.refund, orderId }),
   );
   // The release settles the owner's claim `refunded` in its own transaction: no extra call.
   const ownerRunId = 'runId' in found ? found.runId : undefined;

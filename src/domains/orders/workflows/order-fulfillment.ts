@@ -18,7 +18,6 @@ import type {
 } from '../../../workflows/saga-types';
 import type { OrderActivities } from '../activities';
 import { ORDERS_DOMAIN } from './order-claim';
-import { orderCompat } from './order-calls';
 import {
   cancelOrderSignal,
   ORDER_FULFILLED,
@@ -43,7 +42,7 @@ const reserve: OrderStepRow = {
   running: 'reserving',
   activity: 'reserveInventory',
   retry: 'own',
-  local: orderCompat.localReserve,
+  local: () => true,
   input: ({ data, key, claimant }) => ({
     key,
     orderId: data.orderId,
@@ -122,12 +121,11 @@ const email: OrderStepRow = {
 
 /**
  * 4. Publish OrderFulfilled (event ID `order:<orderId>:announce`), so shipping and loyalty act
- * on the order once, however often this step runs. Orders recorded before it skip it.
+ * on the order once, however often this step runs.
  */
 const announce: PublishStep<OrderPlacedData, SagaStatus & OrderFields> = {
   name: ORDER_STEP.announce,
   publish: ORDER_FULFILLED,
-  when: orderCompat.publishesFulfilled,
   data: ({ data }, status): OrderFulfilledData => ({
     orderId: data.orderId,
     customerId: data.customerId,
@@ -179,7 +177,6 @@ export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderF
         settled: settled as 'completed',
       }),
       summary: (i) => `settle order ${i.orderId} as ${i.settled} for ${i.workflowId}`,
-      when: orderCompat.settles,
     },
   },
   cli: 'orders',
@@ -187,10 +184,6 @@ export const ORDER_SAGA: SagaDefinition<OrderPlacedData, OrderActivities, OrderF
   channels: { cancel: cancelOrderSignal, status: orderStatusQuery as never },
   status: (d) => ({ orderId: d.orderId }),
   result: (s) => ({ orderId: s.orderId, chargeId: s.chargeId }),
-  compat: {
-    onlyQueriedSteps: orderCompat.onlyQueriedSteps,
-    transientWaits: orderCompat.transientWaits,
-  },
 };
 
 /** The orderFulfillment workflow: one order, one set of effects. */

@@ -13,19 +13,17 @@ import { createOrderEnv, eventInputOf, type OrderEnv } from '../../../support/or
 import { dataConverterFor } from '../../../../src/temporal/data-converter';
 import { testConfig, uniqueName } from '../../../support/services';
 import { workflowBundle } from '../../../support/workflow-bundle';
-import { encryptedPayloads, plainHistory } from '../../../support/plain-history';
+import { encryptedPayloads, plainHistory } from '../../../../src/temporal/plain-history';
 import { ENCRYPTED_ENCODING } from '../../../../src/temporal/encryption-codec';
 
 /**
- * Histories recorded from earlier versions of the workflows (protobuf binary): the
- * determinism guard. `v0-*.pb` were recorded before the order claim (keys from the workflow
- * ID, no claim verdict), `v1-*.pb` before the owner settled its claim (no settle local
- * activity, no run ID in the claim), and must keep replaying: workflows started by an older
- * worker finish on a newer one. The unprefixed set is the current shape; rewrite it with
- * `RECORD_HISTORIES=1 npm test -- test/integration/domains/orders/order-replay.test.ts` when a change
- * is meant to be incompatible (and then keep the previous set under a new prefix). Fixtures are
- * written decoded (plainHistory): the stack's dev key ring is its own, so an encrypted fixture
- * would replay nowhere else.
+ * Recorded histories of every way an order can go (protobuf binary): the determinism guard.
+ * A change to the order saga that changes a run's commands fails here: runs in flight finish
+ * on the build they started on (docs/deploying.md), and this guard keeps a build's own
+ * histories replaying (its sticky cache evicted, a worker restarted mid-run). Rewrite them with
+ * `RECORD_HISTORIES=1 npm test -- test/integration/domains/orders/order-replay.test.ts` when a
+ * change is meant to change the commands. Fixtures are written decoded (plainHistory): the
+ * stack's dev key ring is its own, so an encrypted fixture would replay nowhere else.
  */
 const FIXTURES = resolve(__dirname, '../../../fixtures/histories');
 
@@ -51,23 +49,7 @@ const CURRENT = [
  * a missing or emptied folder, a lost file, or a new file nobody listed fails the guard
  * (list a new fixture here when you record it).
  */
-const EXPECTED_FIXTURES = [
-  ...CURRENT,
-  'v0-cancellation',
-  'v0-cancelled',
-  'v0-completed',
-  'v0-declined',
-  'v0-rejected',
-  'v1-cancellation',
-  'v1-cancelled',
-  'v1-completed',
-  'v1-declined',
-  'v1-duplicate',
-  'v1-order-conflict',
-  'v1-parked-retried',
-  'v1-rejected',
-  'v1-waited',
-].map((name) => `${name}.pb`);
+const EXPECTED_FIXTURES = [...CURRENT].map((name) => `${name}.pb`);
 
 type History = temporal.api.history.v1.IHistory;
 

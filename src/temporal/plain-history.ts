@@ -1,3 +1,5 @@
+// Recorded histories as fixtures: every payload decoded, so a fixture replays on any
+// checkout, whatever encryption key wrote it (docs/deploying.md, "Replay before you deploy").
 import type { PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
