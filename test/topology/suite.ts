@@ -30,6 +30,9 @@ export const PRODUCTION_TOPOLOGY_FILES = [
   // The order workflow, its activities and a worker crash on the server's persistence.
   'test/integration/domains/orders/order-fulfillment.test.ts',
   'test/integration/domains/orders/order-crash.test.ts',
+  // A deploy with runs in flight: worker deployments, and the runs pinned to each build found
+  // through SQL visibility's TemporalWorkerDeploymentVersion.
+  'test/integration/workflows/deploy-in-flight.test.ts',
   // Reconcile's verdict reads SQL visibility (list queries on search attributes).
   'test/integration/reconcile/reconcile.test.ts',
   // The topology's own tests: each option in a stack of its own.
