@@ -10,13 +10,20 @@ import type pg from 'pg';
 
 /** Stores a build's bundle (once: the same build ID is the same code). */
 export async function storeBuild(pool: pg.Pool, buildId: string, code: string): Promise<void> {
-  const known = await pool.query('SELECT 1 FROM workflow_builds WHERE build_id = $1', [buildId]);
-  if (known.rowCount) return;
+  if (await isBuildStored(pool, buildId)) return;
   await pool.query(
     `INSERT INTO workflow_builds (build_id, code_gzip) VALUES ($1, $2)
      ON CONFLICT (build_id) DO NOTHING`,
     [buildId, gzipSync(code)],
   );
+}
+
+/** Whether a worker of the build stored its code (without reading the code). */
+export async function isBuildStored(pool: pg.Pool, buildId: string): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM workflow_builds WHERE build_id = $1', [
+    buildId,
+  ]);
+  return (rowCount ?? 0) > 0;
 }
 
 /** A build's bundle, or undefined when no worker of it ever stored it. */

@@ -10,11 +10,13 @@ import { reapLedger } from './ledger-commands';
 import { listDeploymentBuilds } from './builds-commands';
 import { runReconcileCli } from '../reconcile/main';
 import { signalAll } from './bulk-commands';
-import { listOrders, showOrder, signalOrder } from './orders-commands';
+import { listOrders, signalOrder } from './orders-commands';
+import { showOrder } from './order-show';
 import { pauseOrders, resumeOrders } from './pause-commands';
 import type { Domain } from '../engine/define-domain';
 import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
-import { listEntities, showEntity, signalEntity } from './entity-commands';
+import { listEntities, signalEntity } from './entity-commands';
+import { showEntity } from './entity-show';
 import { findOpsDomain, loadDomainsModule, opsDomainsOf, type OpsDomain } from './ops-domain';
 import {
   EXIT,

@@ -16,7 +16,7 @@ export const EXIT = {
 
 import { inert } from '../util/inert-text';
 
-export { UsageError, parsePositiveInt } from '../util/usage-error';
+export { UsageError, parsePositiveInt, positional } from '../util/usage-error';
 /** Re-exported for the CLI's modules; the rule lives in src/util/inert-text.ts. */
 export { inert } from '../util/inert-text';
 export { parseDuration } from '../util/duration';

@@ -27,3 +27,9 @@ export function parseArgsOrUsage<T extends ParseArgsConfig>(
     throw new UsageError((err as Error).message);
   }
 }
+
+/** The one positional argument a command takes (`what` names it); a UsageError otherwise. */
+export function positional(args: string[], what: string): string {
+  if (args.length !== 1) throw new UsageError(`expected exactly one ${what}`);
+  return args[0]!;
+}

@@ -9,6 +9,7 @@ import type { Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { loadBuild } from '../db/workflow-build-store';
 import { deploymentVersionOf, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { waitFor } from '../util/wait';
 
 /** What the deployment's manager needs: where it runs, and how to make a worker of a build. */
@@ -34,8 +35,11 @@ export interface BuildReport {
   current: boolean;
   /** Open runs pinned to it. */
   openRuns: number;
-  /** Who runs them: this process's main worker, a drain worker here, or nobody (code missing). */
-  servedBy: 'this-worker' | 'drain' | 'missing' | 'none';
+  /**
+   * Who runs them: this process's main worker, a drain worker here, the current build's own
+   * workers (seen from an older build's process), or nobody (code missing, or no runs).
+   */
+  servedBy: 'this-worker' | 'drain' | 'its-workers' | 'missing' | 'none';
 }
 
 /** The deployment of this worker: its current build, and the drains of older builds. */
@@ -46,18 +50,47 @@ export function buildDrains(options: BuildDrainsOptions) {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  /** Makes this build current once the server knows it (its first poll registers it). */
-  async function makeCurrent(): Promise<void> {
-    await waitFor(
+  /**
+   * Makes this build current once the server knows it (its first poll registers it), unless it
+   * is an older build coming back (the server saw it before the current one): that worker
+   * serves its own runs and leaves new runs where they go. A rollback is an operator's act.
+   * Resolves whether this build is current.
+   */
+  async function makeCurrent(): Promise<boolean> {
+    const d = await waitFor(
       async () => {
-        const d = await service
+        const described = await service
           .describeWorkerDeployment({ namespace, deploymentName: deployment })
           .catch(() => undefined);
-        const versions = d?.workerDeploymentInfo?.versionSummaries ?? [];
-        return versions.some((v) => v.deploymentVersion?.buildId === options.buildId);
+        const versions = described?.workerDeploymentInfo?.versionSummaries ?? [];
+        return versions.some((v) => v.deploymentVersion?.buildId === options.buildId)
+          ? described!.workerDeploymentInfo!
+          : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 200, what: `build ${options.buildId} registered` },
     );
+    const current = d.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
+    const seenAt = (buildId: string | undefined) => {
+      const t = d.versionSummaries?.find(
+        (v) => v.deploymentVersion?.buildId === buildId,
+      )?.createTime;
+      return t ? tsToMs(t) : undefined;
+    };
+    const mine = seenAt(options.buildId);
+    const theirs = seenAt(current);
+    if (
+      current &&
+      current !== options.buildId &&
+      mine !== undefined &&
+      theirs !== undefined &&
+      mine < theirs
+    ) {
+      options.log.info(
+        { deployment, buildId: options.buildId, current },
+        'an older build came back: it serves its own runs, new runs stay on the current build (to roll back: temporal worker deployment set-current-version)',
+      );
+      return false;
+    }
     await service.setWorkerDeploymentCurrentVersion({
       namespace,
       deploymentName: deployment,
@@ -66,6 +99,7 @@ export function buildDrains(options: BuildDrainsOptions) {
       ignoreMissingTaskQueues: true,
     });
     options.log.info({ deployment, buildId: options.buildId }, 'build is current');
+    return true;
   }
 
   async function openRuns(buildId: string): Promise<number> {
@@ -100,6 +134,11 @@ export function buildDrains(options: BuildDrainsOptions) {
           openRuns: runs,
           servedBy: 'this-worker',
         });
+        continue;
+      }
+      if (buildId === current) {
+        // An older build's process (one came back): the current build runs on its own workers.
+        report.push({ buildId, current: true, openRuns: runs, servedBy: 'its-workers' });
         continue;
       }
       const drain = drains.get(buildId);

@@ -214,6 +214,8 @@ export function createStepRunner(ctx: StepRunnerContext) {
         // Permanent, unknown, or the window is spent: park with the cause.
         const attempt = episode?.attempts;
         const since = iso(episode?.sinceMs ?? now);
+        // The last round's waiting status ends here: the step is parked, not waiting.
+        if (status.waiting?.step === step) status.waiting = undefined;
         status.parked = { step, error: cause, since };
         stalls.current.set(step, 'parked');
         ctx.setStep(visibleStep(stalls, 'needs_attention'));

@@ -36,13 +36,21 @@ const README = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
  * the commands, not the registries.
  */
 function freshClone(): { dir: string; paths: StackPaths } {
-  // The clone shares node_modules: were it older than package-lock.json, the demo command's
-  // `npm ci` would reinstall it under this running test.
+  // The clone shares node_modules: were it older than package-lock.json, or installed by
+  // another Node (scripts/ensure-deps.sh's marker), the demo command's `npm ci` would
+  // reinstall it under this running suite.
   const lock = statSync(resolve(ROOT, 'package-lock.json')).mtimeMs;
   const installed = resolve(ROOT, 'node_modules', '.package-lock.json');
   assert.ok(
     existsSync(installed) && statSync(installed).mtimeMs >= lock,
     'node_modules is older than package-lock.json: run npm ci (or bash scripts/test.sh) first',
+  );
+  const marker = resolve(ROOT, 'node_modules', '.onceflow-node');
+  const installedBy = existsSync(marker) ? readFileSync(marker, 'utf8').trim() : 'an unknown Node';
+  assert.equal(
+    installedBy,
+    process.version,
+    `node_modules was installed by ${installedBy}, not ${process.version}: run bash scripts/test.sh (it reinstalls them)`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'onceflow-readme-'));
   try {

@@ -6,7 +6,7 @@ import { summarizeOrderCancelled } from '../../../src/domains/orders/order-summa
 import type { StartCommand } from '../../../src/events/translate';
 import { detailsOf } from '../../../src/kafka-bridge/workflow-starter';
 import { splitCommandLine } from '../../../src/ops/main';
-import { nextCommandsOf } from '../../../src/ops/orders-commands';
+import { nextCommandsOf } from '../../../src/ops/order-show';
 import { countByClass } from '../../../src/reconcile/classify';
 import { formatReportTable } from '../../../src/reconcile/format';
 import { currentDetailsOf } from '../../../src/domains/orders/workflows/order-details';

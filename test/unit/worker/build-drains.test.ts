@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { gzipSync } from 'node:zlib';
+import { msToTs } from '@temporalio/common/lib/time';
 import type { Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { buildDrains, type BuildDrainsOptions } from '../../../src/worker/build-drains';
@@ -26,17 +27,29 @@ function fakeWorker() {
   return worker;
 }
 
-function drainsWith(openRunsByBuild: Record<string, number>) {
+/**
+ * Build drains of this worker's build `mine` (default 'new') over a fake deployment whose
+ * builds were first seen in the order of `openRunsByBuild` and whose current build is 'new'.
+ */
+function drainsWith(openRunsByBuild: Record<string, number>, mine = 'new') {
   const made: Array<ReturnType<typeof fakeWorker>> = [];
+  const madeCurrent: string[] = [];
+  let current = 'new';
   const service = {
     describeWorkerDeployment: async () => ({
       workerDeploymentInfo: {
-        routingConfig: { currentDeploymentVersion: { buildId: 'new' } },
-        versionSummaries: Object.keys(openRunsByBuild).map((buildId) => ({
+        routingConfig: { currentDeploymentVersion: { buildId: current } },
+        versionSummaries: Object.keys(openRunsByBuild).map((buildId, i) => ({
           deploymentVersion: { buildId },
+          createTime: msToTs(Date.parse('2026-11-01T00:00:00Z') + i * 60_000),
         })),
       },
     }),
+    setWorkerDeploymentCurrentVersion: async ({ buildId }: { buildId: string }) => {
+      madeCurrent.push(buildId);
+      current = buildId;
+      return {};
+    },
     countWorkflowExecutions: async ({ query }: { query: string }) => {
       const build = Object.keys(openRunsByBuild).find((b) => query.includes(`:${b}`));
       return { count: openRunsByBuild[build ?? ''] ?? 0 };
@@ -49,7 +62,7 @@ function drainsWith(openRunsByBuild: Record<string, number>) {
     workflowService: service as unknown as BuildDrainsOptions['workflowService'],
     namespace: 'default',
     deployment: 'orders',
-    buildId: 'new',
+    buildId: mine,
     pool,
     createWorker: async () => {
       const w = fakeWorker();
@@ -58,7 +71,7 @@ function drainsWith(openRunsByBuild: Record<string, number>) {
     },
     log: { info: () => undefined, error: () => undefined },
   });
-  return { drains, made, openRunsByBuild };
+  return { drains, made, madeCurrent, openRunsByBuild };
 }
 
 describe('build drains', () => {
@@ -84,5 +97,24 @@ describe('build drains', () => {
     await drains.refresh();
     made[0].stopBySignal();
     await drains.stop();
+  });
+
+  it('make a new build current, but not an older build that came back', async () => {
+    const newer = drainsWith({ new: 0, newest: 0 }, 'newest');
+    assert.equal(await newer.drains.makeCurrent(), true);
+    assert.deepEqual(newer.madeCurrent, ['newest']);
+
+    const older = drainsWith({ old: 3, new: 5 }, 'old');
+    assert.equal(await older.drains.makeCurrent(), false);
+    assert.deepEqual(older.madeCurrent, [], 'new runs stay on the current build');
+    const report = await older.drains.refresh();
+    assert.deepEqual(
+      report.map((b) => [b.buildId, b.servedBy]),
+      [
+        ['old', 'this-worker'],
+        ['new', 'its-workers'],
+      ],
+    );
+    assert.equal(older.made.length, 0, 'no drain worker for the current build');
   });
 });

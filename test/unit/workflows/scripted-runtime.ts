@@ -43,6 +43,7 @@ export function scriptedRuntime(
   const steps: Array<string | null> = [];
   const handlers = new Map<string, (...args: unknown[]) => void>();
   const validators = new Map<string, (...args: unknown[]) => void>();
+  const queries = new Map<string, () => unknown>();
   let onCancel: (() => void) | undefined;
   let now = Date.parse('2026-11-27T12:00:00Z');
   const waitUntil = async (until: () => boolean, timeoutMs?: number) => {
@@ -91,7 +92,7 @@ export function scriptedRuntime(
       handlers.set(update.name, handler as never);
       validators.set(update.name, validate as never);
     },
-    onQuery: () => undefined,
+    onQuery: (query, handler) => void queries.set(query.name, handler as never),
     onCancelRequested: (handler) => {
       onCancel = handler;
     },
@@ -112,6 +113,8 @@ export function scriptedRuntime(
       handlers.get(name)!(...args);
     },
     cancel: () => onCancel!(),
+    /** What a query handler answers now. */
+    query: <T>(name: string) => queries.get(name)!() as T,
   };
 }
 

@@ -1,0 +1,150 @@
+/**
+ * Whether a running run can go on on its code, read from Temporal: a run that cannot (its
+ * history does not replay on its build's code, or no worker of its build polls) writes
+ * nothing itself, so its Step and attention memo keep their last word. `show` says it from
+ * here instead: the build the run is pinned to and its workflow task, failing or unclaimed.
+ */
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import type pg from 'pg';
+import { isBuildStored } from '../db/workflow-build-store';
+import { tsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+
+/** A workflow task scheduled this long ago and not started: no worker of its build polls. */
+export const UNCLAIMED_TASK_AFTER_MS = 60_000;
+
+/** The build a run is pinned to (Temporal's worker versioning; docs/deploying.md). */
+export interface RunBuild {
+  deployment: string;
+  buildId: string;
+  /** `pinned` or `auto-upgrade`. */
+  behavior: string;
+}
+
+/** Why a run makes no progress, when it makes none. */
+export type RunStall =
+  | {
+      kind: 'task-failing';
+      /** Attempts of the workflow task so far. */
+      attempt: number;
+      /** Temporal's cause, e.g. `non-deterministic-error`. */
+      cause: string;
+      message: string;
+      since: string;
+    }
+  | { kind: 'no-worker'; since: string }
+  /** Pinned to an older build whose code no worker stored: nobody can run it (builds list). */
+  | { kind: 'build-unserved' };
+
+/** What show adds about a run's progress. */
+export interface RunProgress {
+  build?: RunBuild;
+  stalled?: RunStall;
+}
+
+/** Lower-case, dashed: `WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR` → `non-deterministic-error`. */
+function enumWord(name: string | undefined, prefix: string): string {
+  return (name ?? 'unspecified').replace(prefix, '').toLowerCase().replace(/_/g, '-');
+}
+
+/** The run's pinned build, when it has one. */
+export function runBuildOf(described: WorkflowExecutionDescription): RunBuild | undefined {
+  const info = described.raw.workflowExecutionInfo?.versioningInfo;
+  const version = info?.deploymentVersion;
+  if (!version?.buildId) return undefined;
+  // An operator's override (`temporal workflow update-options`) wins over the worker's word.
+  const override = info?.versioningOverride;
+  const behavior = override?.autoUpgrade
+    ? 'auto-upgrade'
+    : override?.pinned
+      ? 'pinned'
+      : enumWord(
+          temporal.api.enums.v1.VersioningBehavior[info?.behavior ?? 0],
+          'VERSIONING_BEHAVIOR_',
+        );
+  return { deployment: version.deploymentName ?? '', buildId: version.buildId, behavior };
+}
+
+/** The newest WorkflowTaskFailed event of the run (its first failure of the current task). */
+async function lastTaskFailure(client: Client, workflowId: string, runId: string) {
+  const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId },
+    maximumPageSize: 100,
+  });
+  return history?.events?.find((e) => e.workflowTaskFailedEventAttributes);
+}
+
+/** Whether a build is neither current nor stored: no worker can run its runs. */
+async function isUnserved(client: Client, pool: pg.Pool, build: RunBuild): Promise<boolean> {
+  const d = await client.workflowService.describeWorkerDeployment({
+    namespace: client.options.namespace,
+    deploymentName: build.deployment,
+  });
+  const current = d.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
+  return build.buildId !== current && !(await isBuildStored(pool, build.buildId));
+}
+
+/**
+ * Reads the run's build and, for a running run, whether it can go on: its workflow task
+ * failing (from its second attempt), its build unserved (the rule `builds list` uses: neither
+ * current nor stored), or its task not taken for UNCLAIMED_TASK_AFTER_MS.
+ */
+export async function readRunProgress(
+  client: Client,
+  pool: pg.Pool,
+  described: WorkflowExecutionDescription,
+  now = Date.now(),
+): Promise<RunProgress> {
+  const build = runBuildOf(described);
+  if (described.status.name !== 'RUNNING') return { build };
+  const task = described.raw.pendingWorkflowTask;
+  const scheduled = task && (task.originalScheduledTime ?? task.scheduledTime);
+  const since = scheduled ? tsToDate(scheduled).toISOString() : '';
+  if (task && Number(task.attempt ?? 1) > 1) {
+    const failed = await lastTaskFailure(client, described.workflowId, described.runId);
+    const attrs = failed?.workflowTaskFailedEventAttributes;
+    return {
+      build,
+      stalled: {
+        kind: 'task-failing',
+        attempt: Number(task.attempt),
+        cause: enumWord(
+          temporal.api.enums.v1.WorkflowTaskFailedCause[attrs?.cause ?? 0],
+          'WORKFLOW_TASK_FAILED_CAUSE_',
+        ),
+        message: attrs?.failure?.message ?? '',
+        since: failed?.eventTime ? tsToDate(failed.eventTime).toISOString() : since,
+      },
+    };
+  }
+  // Said even while the run waits on a timer: when it fires, nobody will run the run.
+  if (build && (await isUnserved(client, pool, build)))
+    return { build, stalled: { kind: 'build-unserved' } };
+  const unclaimed =
+    task?.state ===
+      temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED &&
+    scheduled &&
+    now - tsToDate(scheduled).getTime() > UNCLAIMED_TASK_AFTER_MS;
+  return unclaimed ? { build, stalled: { kind: 'no-worker', since } } : { build };
+}
+
+/** The `build` line of show. */
+export function buildLine(build: RunBuild | undefined): string | undefined {
+  return build && `${build.buildId} (${build.behavior}; deployment ${build.deployment})`;
+}
+
+/**
+ * The `cannot go on` line of show, and what to do: the run's history does not replay on the
+ * code of its build, or nobody runs its build.
+ */
+export function stallLine(progress: RunProgress): string | undefined {
+  const { stalled, build } = progress;
+  if (!stalled) return undefined;
+  const of = build ? `build ${build.buildId}` : 'its task queue';
+  if (stalled.kind === 'build-unserved')
+    return `pinned to build ${build?.buildId}, whose code no worker stored: nobody can run it; start a worker of that build (npx onceflow builds list; docs/deploying.md, "A build nobody runs")`;
+  if (stalled.kind === 'no-worker')
+    return `no worker of ${of} has taken its workflow task since ${stalled.since}: start one (npx onceflow builds list; docs/deploying.md, "A build nobody runs")`;
+  return `its workflow task fails on the code of ${of} since ${stalled.since} (${stalled.cause}, attempt ${stalled.attempt}: ${stalled.message}); Temporal retries it; run the code it started on (docs/deploying.md, "A run that cannot go on")`;
+}

@@ -1,0 +1,49 @@
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Config } from '../../src/config';
+import type { BuildReport } from '../../src/worker/build-drains';
+import { createWorker } from '../../src/worker/create-worker';
+import { deploysDomain } from './domains/deploys';
+import type { OrderEnv } from './order-env';
+import { workflowBundle } from './workflow-bundle';
+
+/** A worker of one version of the deploy test domain, running. */
+export interface DeploysWorker {
+  worker: Worker;
+  running: Promise<void>;
+  /** Graceful stop: the worker finishes its tasks and its drains stop. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a worker of version `v` of the deploy test domain on `taskQueue` (its own worker
+ * deployment): versioned unless `config.worker.versioning` says `off`.
+ */
+export async function startDeploysWorker(
+  env: OrderEnv,
+  connection: NativeConnection,
+  config: Config,
+  options: { v: 'v1' | 'v2'; taskQueue: string; onBuildReport?(r: readonly BuildReport[]): void },
+): Promise<DeploysWorker> {
+  const domain = deploysDomain(options.v);
+  const worker = await createWorker({
+    domains: [domain],
+    connection,
+    config,
+    deps: {
+      pool: env.db.pool,
+      providers: { url: env.providers.url, timeoutMs: 5000, transientRetryWindowMs: 3_600_000 },
+    },
+    taskQueue: options.taskQueue,
+    workflowBundle: await workflowBundle({ domains: [domain] }),
+    onBuildReport: options.onBuildReport,
+  });
+  const running = worker.run();
+  return {
+    worker,
+    running,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
