@@ -1,5 +1,6 @@
 import { loadavg } from 'node:os';
 import type { DrainResult, RateFigure } from './drain';
+import type { HistoryShape } from './history-shape';
 
 const PROCESSES = [
   'bridge',
@@ -31,6 +32,14 @@ function cpuCells(f: RateFigure): string {
   ).join(' | ');
 }
 
+function historyRow(run: string, h: HistoryShape): string {
+  const spread = h.events.min === h.events.max ? '' : ` (${h.events.min}–${h.events.max})`;
+  const types = Object.entries(h.byType)
+    .map(([t, n]) => `${t} ${n}`)
+    .join(', ');
+  return `| ${run} | ${h.runs} | ${h.events.typical}${spread} | ${h.workflowTasks} | ${types} |`;
+}
+
 /** The drain and its floor as a markdown table, figures and ratios (onceflow / floor). */
 export function formatDrain(r: DrainResult): string {
   const load = loadavg()
@@ -46,6 +55,11 @@ export function formatDrain(r: DrainResult): string {
     `| floor: 3 no-op activities | ${r.floorThreeActivities.perSecond} | ${r.floorThreeActivities.seconds} | ${cpuCells(r.floorThreeActivities)} |`,
     '',
     `ratio onceflow / floor: ${r.ratios.toEmpty} of the empty workflow, ${r.ratios.toThreeActivities} of three no-op activities`,
+    '',
+    '| history of a completed run | runs read | events (min–max) | workflow tasks | events by type |',
+    '|---|---|---|---|---|',
+    historyRow('onceflow order', r.histories.order),
+    historyRow('floor: 3 no-op activities', r.histories.floorThreeActivities),
     `peak RSS (VmHWM) in the drain: worker ${r.drain.peakRssMiB.worker} MiB, bridge ${r.drain.peakRssMiB.bridge} MiB`,
     ...(r.profiles ? [`CPU profiles (--cpu-prof) of worker and bridge: ${r.profiles}`] : []),
     '(the floor\'s worker runs inside the bench process: its CPU is in "bench")',

@@ -20,10 +20,12 @@ import { pickPort } from '../stack/ports';
 import { waitFor } from '../../src/util/wait';
 import { startComponent, stopComponent, waitForHttp, type Component } from '../pipeline/components';
 import { productionArgs, type ProductionProcess } from '../pipeline/production';
+import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
 import { generateOrderStream } from '../tools/order-stream';
 import type { BenchContext } from './bridge';
 import { tag } from './bridge-runs';
 import { measureFloor, type RateFigure } from './floor';
+import { readHistoryShape, type HistoryShape } from './history-shape';
 import * as floorActivities from './floor-activities';
 import { cpuDelta, cpuSeconds, peakRssMiB, perItem, round, selfCpu } from './proc-cpu';
 
@@ -50,6 +52,8 @@ export interface DrainResult {
   floorEmpty: RateFigure;
   floorThreeActivities: RateFigure;
   ratios: { toEmpty: number; toThreeActivities: number };
+  /** What a drained order's history holds, and the three-activity floor's. */
+  histories: { order: HistoryShape; floorThreeActivities: HistoryShape };
   profiles?: string;
 }
 
@@ -181,6 +185,7 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
       peakRssMiB: { bridge: Math.round(peak.bridge), worker: Math.round(peak.worker) },
     };
     process.stderr.write(`drain: ${drain.perSecond} orders/s; stopping, then the floor\n`);
+    const orderHistory = await readHistoryShape(client, taskQueue, WORKFLOW_TYPE.orderFulfillment);
     clearInterval(sampler);
     sampler = undefined;
     // Graceful stops, so the profiles are written.
@@ -215,7 +220,11 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
         options.concurrency,
         options.stackPids,
       );
-      return { empty, three };
+      return {
+        empty,
+        three,
+        threeHistory: await readHistoryShape(client, floorQueue, 'floorThreeActivities'),
+      };
     });
     await connection.close();
     return {
@@ -223,6 +232,7 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
       drain,
       floorEmpty: floor.empty,
       floorThreeActivities: floor.three,
+      histories: { order: orderHistory, floorThreeActivities: floor.threeHistory },
       ratios: {
         toEmpty: round(drain.perSecond / floor.empty.perSecond, 2),
         toThreeActivities: round(drain.perSecond / floor.three.perSecond, 2),
