@@ -5,7 +5,7 @@ import { isPortFree } from './ports';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
 import { isAlive, readyWhileAlive, ServiceExitedError, stopProcessGroup } from './processes';
 import { waitFor } from '../../src/util/wait';
-import { writeStackState, type RunningStack } from './stack-state';
+import { readStackState, writeStackState, type RunningStack } from './stack-state';
 import { installTemporal, startTemporal, waitForTemporal } from './temporal';
 import {
   installTemporalServer,
@@ -18,6 +18,17 @@ import {
  * faults and tests. Each records the new pid in stack.json at once, or `npm run stack:stop`
  * and the test runner's leftover check would miss the new process.
  */
+
+/**
+ * Takes the pids stack.json records now into `stack`. Whoever holds a copy of the stack's
+ * state (the test runner, a test that read it at load, a chaos fault) may be behind a restart
+ * another made since: a stale pid stops nothing, and writing the copy back would record the
+ * dead pids and lose the live ones, which `npm run stack:stop` then leaves running.
+ */
+function takeRecordedPids(stack: Pick<RunningStack, 'state' | 'paths'>): void {
+  const recorded = readStackState(stack.paths);
+  if (recorded) stack.state.pids = { ...recorded.pids };
+}
 
 /** A service the stack did not start (external) cannot be restarted from here. */
 export class ServiceNotRestartableError extends Error {
@@ -127,6 +138,7 @@ export async function stopKafkaBroker(
   nodeId: number,
   signal: StopSignal = 'SIGKILL',
 ): Promise<void> {
+  takeRecordedPids(stack);
   const broker = brokerById(kafkaLayoutOf(stack), nodeId);
   const pid = stack.state.pids[broker.name];
   if (pid !== undefined) await stopProcessGroup(pid, signal);
@@ -145,6 +157,7 @@ export async function startKafkaBroker(
   nodeId: number,
   timeoutMs = 120_000,
 ): Promise<void> {
+  takeRecordedPids(stack);
   const layout = kafkaLayoutOf(stack);
   const broker = brokerById(layout, nodeId);
   await startKafkaNodes(stack, layout, [broker], [broker], timeoutMs);
@@ -166,6 +179,7 @@ export async function restartKafkaBroker(
  * gone for a while.
  */
 export async function restartKafka(stack: RunningStack, timeoutMs = 120_000): Promise<void> {
+  takeRecordedPids(stack);
   const layout = kafkaLayoutOf(stack);
   const brokers = brokersOf(layout);
   const others = layout.nodes.filter((n) => !brokers.includes(n));
@@ -184,7 +198,10 @@ export async function restartKafka(stack: RunningStack, timeoutMs = 120_000): Pr
 }
 
 /** Stops the stack's Postgres (SIGINT: fast shutdown, as a failover's old primary goes). */
-export async function stopStackPostgres(stack: Pick<RunningStack, 'state'>): Promise<void> {
+export async function stopStackPostgres(
+  stack: Pick<RunningStack, 'state' | 'paths'>,
+): Promise<void> {
+  takeRecordedPids(stack);
   const pid = stack.state.pids.postgres;
   if (pid === undefined)
     throw new ServiceNotRestartableError('PostgreSQL is external to this stack');
@@ -196,6 +213,7 @@ export async function startStackPostgres(
   stack: Pick<RunningStack, 'state' | 'paths'>,
   timeoutMs = 120_000,
 ): Promise<void> {
+  takeRecordedPids(stack);
   const port = Number(new URL(stack.state.env.DATABASE_URL).port);
   const install = await installPostgres(stack.paths, () => undefined);
   stack.state.pids.postgres = await startPostgres(stack.paths, install, port);
@@ -217,6 +235,7 @@ export async function stopTemporalProcess(
   stack: RunningStack,
   signal: StopSignal = 'SIGKILL',
 ): Promise<void> {
+  takeRecordedPids(stack);
   assertOwnTemporal(stack);
   const pid = stack.state.pids.temporal;
   if (pid !== undefined) await stopProcessGroup(pid, signal);
@@ -234,6 +253,7 @@ export async function startTemporalProcess(
   stack: RunningStack,
   timeoutMs = 120_000,
 ): Promise<void> {
+  takeRecordedPids(stack);
   assertOwnTemporal(stack);
   const grpc = portOf(stack.state.env.TEMPORAL_ADDRESS);
   const server = stack.state.temporalServer;
