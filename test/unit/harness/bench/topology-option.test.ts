@@ -53,7 +53,23 @@ describe('bench: the topology option and the drain table on three brokers', () =
       floorEmpty: fig,
       floorThreeActivities: fig,
       ratios: { toEmpty: 0.5, toThreeActivities: 0.9 },
+      histories: {
+        order: {
+          runs: 50,
+          events: { typical: 26, min: 26, max: 30 },
+          workflowTasks: 4,
+          byType: {},
+        },
+        floorThreeActivities: {
+          runs: 50,
+          events: { typical: 23, min: 23, max: 23 },
+          workflowTasks: 4,
+          byType: {},
+        },
+      },
     } as unknown as DrainResult);
+    assert.match(table, /\| onceflow order \| 50 \| 26 \(26–30\) \| 4 \|/);
+    assert.match(table, /\| floor: 3 no-op activities \| 50 \| 23 \| 4 \|/);
     // bridge | worker | temporal | kafka | postgres | providers | bench | total
     assert.match(
       table,

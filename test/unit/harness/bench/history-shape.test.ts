@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { temporal } from '@temporalio/proto';
-import { countEvents, summarizeShapes } from '../../../harness/bench/history-shape';
+import { countEvents, summarizeShapes } from '../../../../harness/bench/history-shape';
 
 const { EventType } = temporal.api.enums.v1;
 
