@@ -34,7 +34,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   startTracing('onceflow-worker', config.tracing);
   // Before the first connection: the runtime (and its Prometheus exporter) is created once.
   const metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
-  const connection = await connectWorker(config.temporal);
+  const connection = await connectWorker(config.temporal, {
+    onWait: (err) => log.warn({ err: err.message }, 'Temporal is not listening yet; waiting'),
+  });
   const client = metricsOn ? await connectClient(config) : undefined;
   const stopGauge = client ? startParkedGauge(client, log) : undefined;
   if (metricsOn) log.info({ port: config.worker.metricsPort }, 'worker metrics on /metrics');
