@@ -7,7 +7,12 @@ import { connectClient } from '../temporal/connection';
 import { connectWorker } from './connect-worker';
 import { createPool } from '../db/pool';
 import { createWorker } from './create-worker';
-import { buildGauge, installWorkerMetrics, startParkedGauge } from './worker-metrics';
+import {
+  buildGauge,
+  installRuntimeWithoutMetrics,
+  installWorkerMetrics,
+  startParkedGauge,
+} from './worker-metrics';
 
 /** Options of runWorker. */
 export interface RunWorkerOptions {
@@ -33,9 +38,17 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   log.info({ config: redactConfig(config) }, 'starting worker');
   startTracing('onceflow-worker', config.tracing);
   // Before the first connection: the runtime (and its Prometheus exporter) is created once.
-  const metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
+  let metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
   const connection = await connectWorker(config.temporal, {
     onWait: (err) => log.warn({ err: err.message }, 'Temporal is not listening yet; waiting'),
+    onMetricsPortTaken: (err) => {
+      metricsOn = false;
+      installRuntimeWithoutMetrics();
+      log.warn(
+        { err: err.message, port: config.worker.metricsPort },
+        'worker metrics not exported',
+      );
+    },
   });
   const client = metricsOn ? await connectClient(config) : undefined;
   const stopGauge = client ? startParkedGauge(client, log) : undefined;

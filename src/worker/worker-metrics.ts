@@ -44,6 +44,14 @@ export function installWorkerMetrics(port: number, log: Logger, host = '127.0.0.
   }
 }
 
+/**
+ * Installs the runtime without an exporter, after a failed connection attempt tore down the
+ * one installWorkerMetrics made and another process took its port (see connectWorker).
+ */
+export function installRuntimeWithoutMetrics(): void {
+  Runtime.install({});
+}
+
 /** Options of startParkedGauge. */
 export interface ParkedGaugeOptions {
   /** Pause between visibility counts. Default: 30 000 ms (a Prometheus scrape interval). */
