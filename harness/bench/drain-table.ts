@@ -59,6 +59,7 @@ export function formatDrain(r: DrainResult): string {
     '| history of a completed run | runs read | events (min–max) | workflow tasks | events by type |',
     '|---|---|---|---|---|',
     historyRow('onceflow order', r.histories.order),
+    historyRow('onceflow payout', r.histories.payout),
     historyRow('floor: 3 no-op activities', r.histories.floorThreeActivities),
     `peak RSS (VmHWM) in the drain: worker ${r.drain.peakRssMiB.worker} MiB, bridge ${r.drain.peakRssMiB.bridge} MiB`,
     ...(r.profiles ? [`CPU profiles (--cpu-prof) of worker and bridge: ${r.profiles}`] : []),

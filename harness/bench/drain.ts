@@ -2,7 +2,8 @@
  * Backlog drain for `npm run bench`: N OrderPlaced events produced before anything consumes
  * them, on a fresh 6-partition topic; then the worker, then the bridge start (compiled, with
  * their heap limits, as production runs them: harness/pipeline/production.ts), and the clock runs
- * until every order has its charge and its email in the sandbox providers' tables.
+ * until every order has its charge and its email in the sandbox providers' tables. Then a
+ * sample of payouts through the same bridge and worker, for the shape of a payout's history.
  * Reports orders/s, CPU seconds per order of every process of the stack and of the ones this
  * bench starts, and peak RSS of the bridge and the worker. Then, on the same server, the
  * floor: workflows that do nothing and workflows with three no-op activities, started with
@@ -22,6 +23,8 @@ import { startComponent, stopComponent, waitForHttp, type Component } from '../p
 import { productionArgs, type ProductionProcess } from '../pipeline/production';
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
 import { generateOrderStream } from '../tools/order-stream';
+import { generatePayoutStream } from '../tools/payout-stream';
+import { payoutRequestedRoute } from '../../src/domains/payouts/routes';
 import type { BenchContext } from './bridge';
 import { tag } from './bridge-runs';
 import { measureFloor, type RateFigure } from './floor';
@@ -38,6 +41,8 @@ export interface DrainOptions {
   orders: number;
   /** Starts in flight for the floor (the bridge's BRIDGE_START_CONCURRENCY). */
   concurrency: number;
+  /** Payouts sent after the drain, whose completed runs give the payout's history shape. */
+  payouts: number;
   /** Workflows per floor shape. */
   floorWorkflows: number;
   /** Write V8 CPU profiles of the worker and the bridge (--cpu-prof) into this folder. */
@@ -52,8 +57,8 @@ export interface DrainResult {
   floorEmpty: RateFigure;
   floorThreeActivities: RateFigure;
   ratios: { toEmpty: number; toThreeActivities: number };
-  /** What a drained order's history holds, and the three-activity floor's. */
-  histories: { order: HistoryShape; floorThreeActivities: HistoryShape };
+  /** What a drained order's and a payout's history hold, and the three-activity floor's. */
+  histories: { order: HistoryShape; payout: HistoryShape; floorThreeActivities: HistoryShape };
   profiles?: string;
 }
 
@@ -63,6 +68,35 @@ async function countRows(pool: ReturnType<typeof createPool>): Promise<number> {
             (SELECT count(DISTINCT order_id) FROM provider_emails) AS mailed`,
   );
   return Math.min(Number(rows[0]!.charged), Number(rows[0]!.mailed));
+}
+
+/**
+ * Sends `payouts` happy payouts (below the approval amount) through the running bridge and
+ * worker, waits for their runs to complete and reads their histories. Not timed: the drain's
+ * figures are the orders'.
+ */
+async function samplePayouts(
+  ctx: BenchContext,
+  o: { topic: string; taskQueue: string; prefix: string; payouts: number; alive: Component[] },
+): Promise<HistoryShape> {
+  const stream = generatePayoutStream({ payouts: o.payouts, prefix: `${o.prefix}-payout` });
+  const producer = ctx.kafka.producer();
+  await producer.connect();
+  try {
+    await producer.send({ topic: o.topic, acks: -1, messages: stream.records });
+  } finally {
+    await producer.disconnect();
+  }
+  const query = `TaskQueue = '${o.taskQueue}' AND WorkflowType = '${payoutRequestedRoute.workflowType}' AND ExecutionStatus = 'Completed'`;
+  await waitFor(
+    async () => {
+      const dead = o.alive.find((c) => c.child.exitCode !== null);
+      if (dead) throw new Error(`${dead.name} exited; see ${dead.logFile}`);
+      return (await ctx.client.workflow.count(query)).count >= o.payouts;
+    },
+    { timeoutMs: 300_000, intervalMs: 500, what: `${o.payouts} payouts completed` },
+  );
+  return readHistoryShape(ctx.client, o.taskQueue, payoutRequestedRoute.workflowType);
 }
 
 export async function benchDrain(options: DrainOptions, ctx: BenchContext): Promise<DrainResult> {
@@ -186,6 +220,13 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
     };
     process.stderr.write(`drain: ${drain.perSecond} orders/s; stopping, then the floor\n`);
     const orderHistory = await readHistoryShape(client, taskQueue, WORKFLOW_TYPE.orderFulfillment);
+    const payoutHistory = await samplePayouts(ctx, {
+      topic,
+      taskQueue,
+      prefix: run,
+      payouts: options.payouts,
+      alive: components,
+    });
     clearInterval(sampler);
     sampler = undefined;
     // Graceful stops, so the profiles are written.
@@ -232,7 +273,11 @@ export async function benchDrain(options: DrainOptions, ctx: BenchContext): Prom
       drain,
       floorEmpty: floor.empty,
       floorThreeActivities: floor.three,
-      histories: { order: orderHistory, floorThreeActivities: floor.threeHistory },
+      histories: {
+        order: orderHistory,
+        payout: payoutHistory,
+        floorThreeActivities: floor.threeHistory,
+      },
       ratios: {
         toEmpty: round(drain.perSecond / floor.empty.perSecond, 2),
         toThreeActivities: round(drain.perSecond / floor.three.perSecond, 2),

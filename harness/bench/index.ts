@@ -6,7 +6,7 @@
  *   npm run bench -- --duration 30s      # quick check
  *   options: --warmup 20s --latency-duration 60s --inflight 200
  *            --events 3000 --concurrency 32 --duplicates 20000   (bridge part, harness/bench/bridge.ts)
- *            --drain-orders 2000 --floor-workflows 2000 --profile (drain part, harness/bench/drain.ts)
+ *            --drain-orders 2000 --drain-payouts 50 --floor-workflows 2000 --profile (drain part)
  *            --only drain                                          (skip the other phases)
  *            --temporal dev|server --kafka-brokers 1|3             (the stack's topology)
  *
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       duplicates: { type: 'string' },
       'drain-orders': { type: 'string' },
+      'drain-payouts': { type: 'string' },
       'floor-workflows': { type: 'string' },
       profile: { type: 'boolean' },
       only: { type: 'string' },
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     const drain: DrainResult = await benchDrain(
       {
         orders: drainOrders,
+        payouts: Number(values['drain-payouts'] ?? 50),
         concurrency,
         floorWorkflows: Number(values['floor-workflows'] ?? drainOrders),
         profileDir: values.profile ? resolve(ROOT, 'artifacts', 'profiles') : undefined,

@@ -7,6 +7,10 @@
  *   npm run bench -- --only drain --temporal server --kafka-brokers 3
  */
 import { readTopology, topologySettings, type StackTopology } from '../stack/topology';
+import {
+  describeExtraDynamicConfig,
+  DYNAMIC_CONFIG_SETTING,
+} from '../stack/temporal-dynamic-config';
 
 /** parseArgs options of the topology. */
 export const TOPOLOGY_OPTIONS = {
@@ -36,5 +40,7 @@ export function describeTopology(t: StackTopology): string {
       : 'Temporal dev server (SQLite, 1 shard)';
   const brokers =
     t.kafkaBrokers === 3 ? 'three Kafka brokers (RF 3, min ISR 2)' : 'one Kafka broker';
-  return `${temporal}, ${brokers} (${topologySettings(t)})`;
+  const extra = describeExtraDynamicConfig();
+  const dynamic = extra ? `, Temporal dynamic config ${extra} (${DYNAMIC_CONFIG_SETTING})` : '';
+  return `${temporal}, ${brokers} (${topologySettings(t)})${dynamic}`;
 }

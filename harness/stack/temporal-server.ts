@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { readExtraDynamicConfig } from './temporal-dynamic-config';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -89,7 +90,7 @@ function sqlStore(database: string, postgresPort: number, maxConns: number): obj
 
 /**
  * Dynamic config: what the dev server gets on its command line (harness/stack/temporal.ts) that
- * onceflow needs, so both servers run onceflow alike. Search attributes need no cache flag
+ * onceflow needs, so both servers run onceflow alike; ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG adds to it. Search attributes need no cache flag
  * here: the stack waits until the frontend's namespace cache has them.
  */
 const DYNAMIC_CONFIG: Record<string, number> = {
@@ -115,7 +116,16 @@ export function writeTemporalServerConfig(
   const dynamicFile = join(dir, 'dynamicconfig.yaml');
   writeFileSync(
     dynamicFile,
-    `${JSON.stringify(Object.fromEntries(Object.entries(DYNAMIC_CONFIG).map(([k, v]) => [k, [{ value: v }]])), null, 2)}\n`,
+    `${JSON.stringify(
+      Object.fromEntries(
+        Object.entries({ ...DYNAMIC_CONFIG, ...readExtraDynamicConfig() }).map(([k, v]) => [
+          k,
+          [{ value: v }],
+        ]),
+      ),
+      null,
+      2,
+    )}\n`,
   );
   const frontend = `127.0.0.1:${ports.frontend}`;
   const config = {

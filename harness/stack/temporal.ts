@@ -13,6 +13,7 @@ import { Connection } from '@temporalio/client';
 import { VERSIONS, type StackPaths } from './paths';
 import { hasCommand, runCommand } from './run-command';
 import { spawnService } from './processes';
+import { readExtraDynamicConfig, type DynamicConfigValue } from './temporal-dynamic-config';
 import { waitFor } from '../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../src/temporal/search-attributes';
 
@@ -107,8 +108,11 @@ export function startTemporal(
   ports: TemporalPorts,
   options: {
     codecEndpoint?: string;
-    /** More dynamic config (`limit.historyCount.suggestContinueAsNew` for a test). */
-    dynamicConfig?: Readonly<Record<string, string | number>>;
+    /**
+     * More dynamic config (`limit.historyCount.suggestContinueAsNew` for a test), over
+     * ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG's.
+     */
+    dynamicConfig?: Readonly<Record<string, DynamicConfigValue>>;
   } = {},
 ): number {
   mkdirSync(dirname(paths.temporalDb), { recursive: true });
@@ -152,10 +156,9 @@ export function startTemporal(
     // server's CPU per order (issue 18, `npm run bench` drain phase).
     '--dynamic-config-value',
     'system.forceSearchAttributesCacheRefreshOnRead=false',
-    ...Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => [
-      '--dynamic-config-value',
-      `${key}=${value}`,
-    ]),
+    ...Object.entries({ ...readExtraDynamicConfig(), ...options.dynamicConfig }).flatMap(
+      ([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`],
+    ),
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     // The Web UI decrypts payloads through the stack's codec server (issue 17).
     ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),

@@ -60,6 +60,12 @@ describe('bench: the topology option and the drain table on three brokers', () =
           workflowTasks: 4,
           byType: {},
         },
+        payout: {
+          runs: 20,
+          events: { typical: 31, min: 31, max: 31 },
+          workflowTasks: 5,
+          byType: {},
+        },
         floorThreeActivities: {
           runs: 50,
           events: { typical: 23, min: 23, max: 23 },
@@ -69,6 +75,7 @@ describe('bench: the topology option and the drain table on three brokers', () =
       },
     } as unknown as DrainResult);
     assert.match(table, /\| onceflow order \| 50 \| 26 \(26–30\) \| 4 \|/);
+    assert.match(table, /\| onceflow payout \| 20 \| 31 \| 5 \|/);
     assert.match(table, /\| floor: 3 no-op activities \| 50 \| 23 \| 4 \|/);
     // bridge | worker | temporal | kafka | postgres | providers | bench | total
     assert.match(
