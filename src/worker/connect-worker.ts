@@ -24,6 +24,16 @@ export function isServerNotListening(err: unknown): boolean {
 }
 
 /**
+ * A server that listens but is not serving yet: gRPC UNAVAILABLE while a restarting Temporal
+ * server's frontend waits for its membership ("Frontend is not healthy yet").
+ */
+export function isServerStarting(err: unknown): boolean {
+  return /The service is currently unavailable|Unavailable|not healthy yet/.test(
+    (err as Error | undefined)?.message ?? '',
+  );
+}
+
+/**
  * The SDK shuts its runtime down when a connection attempt fails and nothing else holds it,
  * freeing the Prometheus port; the next attempt creates the runtime again on the same port,
  * which another worker on the host may have taken meanwhile. Only ever seen after a failed
@@ -61,7 +71,8 @@ export function probeListening(
 /**
  * The worker's native (Rust core) connection, with the same settings as the client's. Here,
  * not in src/temporal: only a worker process loads @temporalio/worker. Waits up to `waitMs`
- * (default CONNECT_WAIT_MS) while the server is not listening, calling `onWait` each time.
+ * (default CONNECT_WAIT_MS) while the server is not listening or not serving yet, calling
+ * `onWait` each time.
  * Waits with a plain TCP probe: each failed native attempt tears the SDK's runtime down
  * (see isMetricsPortTaken), so the native connection is tried only on a listening port.
  * `onMetricsPortTaken` must install a runtime without the exporter (run-worker's does).
@@ -87,7 +98,7 @@ export async function connectWorker(
       } catch (err) {
         if (isMetricsPortTaken(err) && options.onMetricsPortTaken)
           options.onMetricsPortTaken(err as Error);
-        else if (!isServerNotListening(err)) throw err;
+        else if (!isServerNotListening(err) && !isServerStarting(err)) throw err;
         failure = err as Error;
       }
     }

@@ -40,7 +40,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   // Before the first connection: the runtime (and its Prometheus exporter) is created once.
   let metricsOn = installWorkerMetrics(config.worker.metricsPort, log, config.worker.metricsHost);
   const connection = await connectWorker(config.temporal, {
-    onWait: (err) => log.warn({ err: err.message }, 'Temporal is not listening yet; waiting'),
+    onWait: (err) => log.warn({ err: err.message }, 'Temporal is not serving yet; waiting'),
     onMetricsPortTaken: (err) => {
       metricsOn = false;
       installRuntimeWithoutMetrics();

@@ -65,7 +65,7 @@ describe('a worker started before Temporal listens (real worker process, real se
     worker.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     worker.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     logChildOutput(worker, 'worker');
-    const waits = () => out.split('Temporal is not listening yet').length - 1;
+    const waits = () => out.split('Temporal is not serving yet').length - 1;
 
     // From the worker's first wait (its runtime and exporter are up) through its third,
     // another process tries for the metrics port.

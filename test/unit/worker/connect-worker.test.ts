@@ -12,7 +12,7 @@ const portTaken = () =>
   new Error('Failed to start prometheus metrics exporter: Address already in use (os error 98)');
 const listening = async () => null;
 
-describe('connectWorker: a server that is not listening yet is waited for', () => {
+describe('connectWorker: a server that is not serving yet is waited for', () => {
   it('connects once the server listens, having waited through refusals', async () => {
     let calls = 0;
     const waits: string[] = [];
@@ -57,6 +57,26 @@ describe('connectWorker: a server that is not listening yet is waited for', () =
     });
     assert.equal(connection, 'connected');
     assert.equal(dropped.length, 1);
+  });
+
+  it('waits while a listening server is not serving yet (UNAVAILABLE during its start)', async () => {
+    const errors = [
+      new Error(
+        'Failed to call GetSystemInfo: code: \'The service is currently unavailable\', message: "Frontend is not healthy yet"',
+      ),
+    ];
+    const waits: string[] = [];
+    const connection = await connectWorker(temporal, {
+      probe: listening,
+      onWait: (e) => waits.push(e.message),
+      connect: async () => {
+        const err = errors.shift();
+        if (err) throw err;
+        return 'connected' as unknown as NativeConnection;
+      },
+    });
+    assert.equal(connection, 'connected');
+    assert.match(waits[0] ?? '', /not healthy yet/);
   });
 
   it('fails at once on an error that is not a refused connection (TLS, address)', async () => {
