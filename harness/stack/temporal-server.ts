@@ -1,5 +1,4 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { readExtraDynamicConfig } from './temporal-dynamic-config';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -8,6 +7,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { VERSIONS, type StackPaths } from './paths';
 import { installGoTool, type GoTool } from './go-install';
 import { spawnService } from './processes';
+import { readExtraDynamicConfig } from './temporal-dynamic-config';
 import { TEMPORAL_DB } from './temporal-server-db';
 import { waitFor } from '../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../src/temporal/search-attributes';
@@ -90,8 +90,9 @@ function sqlStore(database: string, postgresPort: number, maxConns: number): obj
 
 /**
  * Dynamic config: what the dev server gets on its command line (harness/stack/temporal.ts) that
- * onceflow needs, so both servers run onceflow alike; ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG adds to it. Search attributes need no cache flag
- * here: the stack waits until the frontend's namespace cache has them.
+ * onceflow needs, so both servers run onceflow alike; ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG adds to
+ * it. Search attributes need no cache flag here: the stack waits until the frontend's
+ * namespace cache has them.
  */
 const DYNAMIC_CONFIG: Record<string, number> = {
   'frontend.rps': 10_000,

@@ -11,6 +11,12 @@ const refused = () =>
 const portTaken = () =>
   new Error('Failed to start prometheus metrics exporter: Address already in use (os error 98)');
 const listening = async () => null;
+/** A native connect that throws `errors` one per attempt, then connects. */
+const connectAfter = (errors: Error[]) => async () => {
+  const err = errors.shift();
+  if (err) throw err;
+  return 'connected' as unknown as NativeConnection;
+};
 
 describe('connectWorker: a server that is not serving yet is waited for', () => {
   it('connects once the server listens, having waited through refusals', async () => {
@@ -49,11 +55,7 @@ describe('connectWorker: a server that is not serving yet is waited for', () => 
     const connection = await connectWorker(temporal, {
       probe: listening,
       onMetricsPortTaken: (e) => dropped.push(e.message),
-      connect: async () => {
-        const err = errors.shift();
-        if (err) throw err;
-        return 'connected' as unknown as NativeConnection;
-      },
+      connect: connectAfter(errors),
     });
     assert.equal(connection, 'connected');
     assert.equal(dropped.length, 1);
@@ -69,11 +71,7 @@ describe('connectWorker: a server that is not serving yet is waited for', () => 
     const connection = await connectWorker(temporal, {
       probe: listening,
       onWait: (e) => waits.push(e.message),
-      connect: async () => {
-        const err = errors.shift();
-        if (err) throw err;
-        return 'connected' as unknown as NativeConnection;
-      },
+      connect: connectAfter(errors),
     });
     assert.equal(connection, 'connected');
     assert.match(waits[0] ?? '', /not healthy yet/);
