@@ -234,6 +234,8 @@ function toConfig(e: Env) {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      workflowTaskPollers: e.WORKER_WORKFLOW_TASK_POLLERS,
+      activityTaskPollers: e.WORKER_ACTIVITY_TASK_POLLERS,
       /** WORKER_VERSIONING: `pinned` (worker deployments, runs finish on their build) or `off`. */
       versioning: e.WORKER_VERSIONING,
       /** WORKER_DEPLOYMENT_NAME; undefined: the task queue's name. */

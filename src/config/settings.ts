@@ -205,6 +205,20 @@ export const SETTINGS = {
     default: '40',
     doc: 'Workflow tasks one worker runs at once.',
   },
+  WORKER_WORKFLOW_TASK_POLLERS: {
+    parse: positiveInt,
+    default: '10',
+    doc:
+      'Long polls one worker keeps open for workflow tasks (sticky and normal queue together; ' +
+      "the SDK's default). At most WORKER_MAX_CONCURRENT_WORKFLOW_TASKS.",
+  },
+  WORKER_ACTIVITY_TASK_POLLERS: {
+    parse: positiveInt,
+    default: '10',
+    doc:
+      "Long polls one worker keeps open for activity tasks (the SDK's default). At most " +
+      'WORKER_MAX_CONCURRENT_ACTIVITIES.',
+  },
   WORKER_MAX_CACHED_WORKFLOWS: {
     parse: positiveInt,
     default: '250',

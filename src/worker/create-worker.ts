@@ -107,6 +107,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
+    maxConcurrentWorkflowTaskPolls: config.worker.workflowTaskPollers,
+    maxConcurrentActivityTaskPolls: config.worker.activityTaskPollers,
   } satisfies Omit<WorkerOptions, 'workflowBundle'>;
   const deployment = config.worker.deploymentName ?? taskQueue;
   const versioned = config.worker.versioning === 'pinned';

@@ -58,6 +58,12 @@ describe('config', () => {
   it('bounds the worker sticky cache, 250 by default, and names a bad value', () => {
     assert.equal(loadConfig({}).worker.maxCachedWorkflows, 250);
     assert.equal(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '40' }).worker.maxCachedWorkflows, 40);
+    assert.equal(loadConfig({}).worker.workflowTaskPollers, 10);
+    assert.equal(loadConfig({ WORKER_ACTIVITY_TASK_POLLERS: '2' }).worker.activityTaskPollers, 2);
+    assert.throws(
+      () => loadConfig({ WORKER_WORKFLOW_TASK_POLLERS: '0' }),
+      /WORKER_WORKFLOW_TASK_POLLERS/,
+    );
     for (const bad of ['0', 'lots', '-3'])
       assert.deepEqual(problemsOf({ WORKER_MAX_CACHED_WORKFLOWS: bad }), [
         'WORKER_MAX_CACHED_WORKFLOWS',
