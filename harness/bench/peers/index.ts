@@ -29,6 +29,8 @@ import { startPreparedStack } from '../../setup/dev-stack';
 import { pickPort } from '../../stack/ports';
 import { waitFor } from '../../../src/util/wait';
 import { parseDuration } from '../../../src/util/duration';
+import { cpuSeconds } from '../proc-cpu';
+import { cpuColumns, cpuRoots } from './cpu-table';
 import { renderChart } from './chart';
 import type { StackTopology } from '../../stack/topology';
 import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from '../topology-option';
@@ -221,6 +223,7 @@ async function main(): Promise<void> {
             providersSchema,
             alive: () => assertAlive(all()),
             log: (m) => log(`${name}: ${m}`),
+            cpuSeconds: () => cpuSeconds(cpuRoots(all(), stack.state.pids)),
           },
         });
         const peak = sampler.stop();
@@ -336,6 +339,12 @@ function report(
         `${r.duplicates.perSecond} | ${r.ownPeakRssMiB}; ${rss(r)} | ${inv(r)} |`,
     ),
     ...failures.map((f) => `| ${f.system} | failed: ${f.error} | | | | |`),
+    '',
+    "CPU ms per order in the sustained window (from /proc; shared services are the stack's, used by every system in turn):",
+    '',
+    '| system | own processes | Kafka | PostgreSQL | Temporal | providers | total |',
+    '|---|---|---|---|---|---|---|',
+    ...results.map((r) => `| ${r.system} | ${cpuColumns(r.sustained.cpuMsPerOrder).join(' | ')} |`),
     '',
     'settings:',
     ...results.map(

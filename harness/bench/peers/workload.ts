@@ -14,6 +14,7 @@ import type { Admin, Producer } from 'kafkajs';
 import type pg from 'pg';
 import { waitFor } from '../../../src/util/wait';
 import type { OrderFeed } from './feed';
+import { cpuDelta, perItem } from '../proc-cpu';
 import { completionTimes, countCompleted } from './ledger';
 
 export interface WorkloadOptions {
@@ -34,10 +35,21 @@ export interface WorkloadTarget {
   /** Throws when one of the system's processes died (checked every poll). */
   alive(): void;
   log(message: string): void;
+  /**
+   * CPU seconds so far per process (the system's own and the shared services), read when the
+   * sustained window opens and closes: the window's CPU per completed order.
+   */
+  cpuSeconds(): Record<string, number>;
 }
 
 export interface WorkloadResult {
-  sustained: { ordersPerSecond: number; completed: number; windowSeconds: number };
+  sustained: {
+    ordersPerSecond: number;
+    completed: number;
+    windowSeconds: number;
+    /** CPU ms per completed order in the window, per process, plus `total`. */
+    cpuMsPerOrder: Record<string, number>;
+  };
   latency: {
     loadOrdersPerSecond: number;
     orders: number;
@@ -93,8 +105,9 @@ export async function runWorkload(
 
   // 1. Sustained drain of a standing backlog.
   let windowOpens: number | undefined;
-  let start: { at: number; count: number } | undefined;
-  let end: { at: number; count: number } | undefined;
+  type Edge = { at: number; count: number; cpu: Record<string, number> };
+  let start: Edge | undefined;
+  let end: Edge | undefined;
   const firstDeadline = Date.now() + 300_000;
   while (!end) {
     target.alive();
@@ -104,10 +117,10 @@ export async function runWorkload(
       if (done > 0) windowOpens = now + options.warmupMs;
       else if (now > firstDeadline) throw new Error('no order completed within 5 minutes');
     } else if (!start && now >= windowOpens) {
-      start = { at: now, count: done };
+      start = { at: now, count: done, cpu: target.cpuSeconds() };
       target.log(`sustained window opens (${done} done, warm-up over)`);
     } else if (start && now >= start.at + options.durationMs) {
-      end = { at: now, count: done };
+      end = { at: now, count: done, cpu: target.cpuSeconds() };
       break;
     }
     const waiting = feed.counts.orders - done;
@@ -182,6 +195,7 @@ export async function runWorkload(
       ordersPerSecond: Number(rate.toFixed(1)),
       completed: sustainedCount,
       windowSeconds: Number(windowSeconds.toFixed(1)),
+      cpuMsPerOrder: perItem(cpuDelta(start!.cpu, end.cpu), Math.max(1, sustainedCount)),
     },
     latency: {
       loadOrdersPerSecond: Number(load.toFixed(1)),
