@@ -5,6 +5,7 @@ import { startPreparedStack } from '../setup/dev-stack';
 import { waitFor } from '../../src/util/wait';
 import { connectClient } from '../../src/temporal/connection';
 import { SEARCH_ATTRIBUTE, visibility } from '../../src/temporal/search-attributes';
+import { COMPLETED_STEP, stepTerm } from '../../src/temporal/run-step';
 import { workflowListUrl } from '../../src/temporal/ui-links';
 import { createPool } from '../../src/db/pool';
 import { readStock } from '../../src/domains/orders/inventory/stock-store';
@@ -264,7 +265,7 @@ async function oneOrderTrace(
   client: Awaited<ReturnType<typeof connectClient>>,
   runQuery: string,
 ): Promise<{ traceId: string; link?: string } | undefined> {
-  const query = visibility.allOf(runQuery, visibility.equals(SEARCH_ATTRIBUTE.step, 'completed'));
+  const query = visibility.allOf(runQuery, stepTerm(COMPLETED_STEP));
   for await (const info of client.workflow.list({ query, pageSize: 1 })) {
     const handle = client.workflow.getHandle(info.workflowId, info.runId);
     return traceOfDetails(await (await handle.describe()).staticDetails());

@@ -6,6 +6,7 @@ import {
   SYSTEM_ATTRIBUTE,
   visibility,
 } from '../../src/temporal/search-attributes';
+import { runStepOf } from '../../src/temporal/run-step';
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
 import { waitFor } from '../../src/util/wait';
 import type { OrderEffects } from './invariants';
@@ -20,7 +21,7 @@ export async function readOrderSteps(client: Client, prefix: string): Promise<Ma
   );
   for await (const info of client.workflow.list({ query })) {
     const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
-    const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+    const step = runStepOf(info);
     if (orderId) steps.set(orderId, step ?? 'unknown');
   }
   return steps;
@@ -43,7 +44,7 @@ export async function readEntityRuns(
   for await (const info of client.workflow.list({ query })) {
     const entityId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
     if (!entityId) continue;
-    const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+    const step = runStepOf(info);
     const list = runs.get(entityId) ?? [];
     list.push({ workflowId: info.workflowId, ...(step !== undefined ? { step } : {}) });
     runs.set(entityId, list);

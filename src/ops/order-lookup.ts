@@ -4,6 +4,7 @@ import { findOrderOwner } from '../domains/orders/order-claim-store';
 import { EVENT_TYPES } from '../domains/orders/order-events';
 import { deriveWorkflowId, versionIdentity } from '../events/identity';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { runStepOf, stepTerm } from '../temporal/run-step';
 import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import { NotFoundError } from './output';
 
@@ -55,7 +56,7 @@ export function buildRunQuery(workflowType: string, filter: RunFilter): string {
     filter.entityId && visibility.equals(SEARCH_ATTRIBUTE.entityId, filter.entityId),
     filter.entityIdPrefix &&
       visibility.startsWith(SEARCH_ATTRIBUTE.entityId, filter.entityIdPrefix),
-    filter.step && visibility.equals(SEARCH_ATTRIBUTE.step, filter.step),
+    filter.step && stepTerm(filter.step),
     filter.status &&
       visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, LIST_STATUSES[filter.status]),
     filter.startedBefore && visibility.before(SYSTEM_ATTRIBUTE.startTime, filter.startedBefore),
@@ -135,7 +136,7 @@ export async function findOrderRun(
   }
 }
 
-/** The Step search attribute of an execution, if set. */
-export function stepOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>) {
-  return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+/** Where an execution is or how it ended (its Step; `completed` for a happy close). */
+export function stepOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes' | 'status'>) {
+  return runStepOf(info);
 }

@@ -9,6 +9,7 @@ import { PAYOUTS_DOMAIN } from '../domains/payouts/workflows/payout-names';
 import { qualifyTable } from '../config/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
+import { runStepOf } from '../temporal/run-step';
 import type { LedgerEntry, OrderEffects, ReservationFacts, WorkflowFacts } from './facts';
 import { adminHeaders } from './provider-ledger';
 
@@ -106,7 +107,7 @@ function memoIdentity(memo: Record<string, unknown> | undefined): string | undef
 
 function toWorkflowFacts(info: WorkflowExecutionInfo): WorkflowFacts {
   const orderId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId);
-  const step = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+  const step = runStepOf(info);
   const identity = memoIdentity(info.memo);
   return {
     workflowId: info.workflowId,

@@ -9,8 +9,9 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  *
  * - `EntityId`: the business entity the run acts on (an order ID, a payout ID); which domain
  *   it belongs to is the run's `WorkflowType`.
- * - `Step`: where the run is: `waiting`, `needs_attention`, and how it ended (`completed`,
- *   `cancelled`, `duplicate`, `<entity>_conflict`, a domain's outcomes such as `rejected`).
+ * - `Step`: where the run is: `waiting`, `needs_attention`, and how it ended (`cancelled`,
+ *   `duplicate`, `<entity>_conflict`, a domain's outcomes such as `rejected`); a run that
+ *   completed closes with none (src/temporal/run-step.ts reads it as `completed`).
  * - `CustomerId`: the party the entity belongs to, when its route names one (a keyed hash by
  *   default: src/temporal/customer-keyword.ts).
  * - `EventId`, `EventType`: the event that started the run.

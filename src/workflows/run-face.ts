@@ -1,5 +1,5 @@
 // What a run shows of itself in visibility: the `Step` search attribute, written only for the
-// values an operator queries (parked, waiting, paused, every ending), and the attributes a
+// values an operator queries (parked, waiting, paused, every unhappy ending), and the attributes a
 // start without the bridge lacks. Workflow code.
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
@@ -7,12 +7,15 @@ import type { RunSpec } from './run-types';
 import type { SagaRuntime } from './saga-runtime';
 import type { SagaStatus } from './saga-status';
 
-/** Step values an operator queries: parked, waiting, and every ending. */
+/**
+ * Step values an operator queries: parked, waiting, and every ending but the happy one, which
+ * visibility tells by ExecutionStatus (closed Completed with no Step: src/temporal/run-step.ts),
+ * so a happy run's history holds no upsert at all.
+ */
 function queriedSteps(spec: RunSpec<never>): ReadonlySet<string> {
   return new Set([
     'needs_attention',
     'waiting',
-    'completed',
     'cancelled',
     'duplicate',
     `${spec.entity.kind}_conflict`,

@@ -16,6 +16,7 @@ import {
   SYSTEM_ATTRIBUTE,
   visibility,
 } from '../../../src/temporal/search-attributes';
+import { runStepOf } from '../../../src/temporal/run-step';
 import { WORKFLOW_TYPE } from '../../../src/domains/orders/workflows/workflow-types';
 import { generateOrderStream, type OrderStream } from '../../../harness/tools/order-stream';
 import { createWorker } from '../../../src/worker/create-worker';
@@ -80,8 +81,7 @@ describe('reconcile: finds planted discrepancies (real Kafka, Temporal, Postgres
       visibility.equals(SYSTEM_ATTRIBUTE.workflowType, WORKFLOW_TYPE.orderFulfillment),
       visibility.equals(SEARCH_ATTRIBUTE.entityId, orderId),
     );
-    for await (const info of h.client.workflow.list({ query }))
-      return info.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+    for await (const info of h.client.workflow.list({ query })) return runStepOf(info);
     return undefined;
   }
 

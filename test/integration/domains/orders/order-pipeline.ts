@@ -11,7 +11,7 @@ import { setStock } from '../../../../src/domains/orders/inventory/stock-store';
 import type { LedgerView } from '../../../../harness/sandbox/admin-routes';
 import type { RunningProviders } from '../../../../harness/sandbox/server';
 import { waitFor } from '../../../../src/util/wait';
-import { SEARCH_ATTRIBUTE } from '../../../../src/temporal/search-attributes';
+import { runStepOf } from '../../../../src/temporal/run-step';
 import { createWorker } from '../../../../src/worker/create-worker';
 import { DOMAINS } from '../../../../src/domains';
 import type { OrderResult } from '../../../../src/domains/orders/workflows/order-definitions';
@@ -135,7 +135,7 @@ export class OrderPipeline {
         const handle = this.h.client.workflow.getHandle(workflowId);
         const result = (await handle.result()) as OrderResult;
         const described = await handle.describe();
-        const step = described.typedSearchAttributes.get(SEARCH_ATTRIBUTE.step);
+        const step = runStepOf(described);
         return { workflowId, result, step };
       }),
     );
