@@ -107,8 +107,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
-    maxConcurrentWorkflowTaskPolls: config.worker.workflowTaskPollers,
-    maxConcurrentActivityTaskPolls: config.worker.activityTaskPollers,
+    ...pollersOf(config),
   } satisfies Omit<WorkerOptions, 'workflowBundle'>;
   const deployment = config.worker.deploymentName ?? taskQueue;
   const versioned = config.worker.versioning === 'pinned';
@@ -170,6 +169,25 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
 function bundleCodeOf(bundle: WorkerOptions['workflowBundle']): string {
   if (!bundle) throw new TypeError('a versioned worker needs its workflow bundle');
   return 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+}
+
+/**
+ * The worker's long polls per task type (WORKER_*_TASK_POLLERS). As poller behaviours: the
+ * SDK (1.24) documents `maxConcurrentWorkflowTaskPolls` but ignores it, always polling 10.
+ */
+export function pollersOf(
+  config: Pick<Config, 'worker'>,
+): Pick<WorkerOptions, 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'> {
+  return {
+    workflowTaskPollerBehavior: {
+      type: 'simple-maximum',
+      maximum: config.worker.workflowTaskPollers,
+    },
+    activityTaskPollerBehavior: {
+      type: 'simple-maximum',
+      maximum: config.worker.activityTaskPollers,
+    },
+  };
 }
 
 /** The build ID: the bundle's content hash (the same code is the same build). */
