@@ -206,7 +206,11 @@ export const SETTINGS = {
     doc: 'Workflow tasks one worker runs at once.',
   },
   WORKER_WORKFLOW_TASK_POLLERS: {
-    parse: positiveInt,
+    // Temporal wants at least 2: one for the sticky queue, one for the normal one.
+    parse: z.coerce
+      .number('must be a number')
+      .int('must be a whole number')
+      .min(2, 'must be at least 2 (one poll for the sticky queue, one for the normal queue)'),
     default: '10',
     doc:
       'Long polls one worker keeps open for workflow tasks (sticky and normal queue together; ' +

@@ -61,8 +61,8 @@ describe('config', () => {
     assert.equal(loadConfig({}).worker.workflowTaskPollers, 10);
     assert.equal(loadConfig({ WORKER_ACTIVITY_TASK_POLLERS: '2' }).worker.activityTaskPollers, 2);
     assert.throws(
-      () => loadConfig({ WORKER_WORKFLOW_TASK_POLLERS: '0' }),
-      /WORKER_WORKFLOW_TASK_POLLERS/,
+      () => loadConfig({ WORKER_WORKFLOW_TASK_POLLERS: '1' }),
+      /WORKER_WORKFLOW_TASK_POLLERS.*at least 2/,
     );
     for (const bad of ['0', 'lots', '-3'])
       assert.deepEqual(problemsOf({ WORKER_MAX_CACHED_WORKFLOWS: bad }), [
