@@ -19,12 +19,16 @@ export function runStepOf(
   return info.status.name === 'COMPLETED' ? COMPLETED_STEP : undefined;
 }
 
-/** The visibility term for runs at `step` (`completed`: closed Completed with no `Step`). */
+/**
+ * The visibility term for runs at `step`. `completed`: closed Completed with no `Step`, or
+ * with `Step = completed` (what runs wrote before the happy ending stopped writing it).
+ */
 export function stepTerm(step: string): string {
-  return step === COMPLETED_STEP
-    ? visibility.allOf(
-        visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Completed'),
-        visibility.isUnset(SEARCH_ATTRIBUTE.step),
-      )
-    : visibility.equals(SEARCH_ATTRIBUTE.step, step);
+  const written = visibility.equals(SEARCH_ATTRIBUTE.step, step);
+  if (step !== COMPLETED_STEP) return written;
+  const closedWithout = visibility.allOf(
+    visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Completed'),
+    visibility.isUnset(SEARCH_ATTRIBUTE.step),
+  );
+  return visibility.anyOf(written, `(${closedWithout})`);
 }

@@ -19,8 +19,11 @@ describe('run step (visibility)', () => {
     assert.equal(runStepOf(info('TERMINATED')), undefined);
   });
 
-  it('queries completed runs by status and an unset Step, any other step by its value', () => {
-    assert.equal(stepTerm('completed'), `ExecutionStatus = 'Completed' AND Step IS NULL`);
+  it('queries completed runs by status and an unset Step (or the Step older runs wrote), any other step by its value', () => {
+    assert.equal(
+      stepTerm('completed'),
+      `(Step = 'completed' OR (ExecutionStatus = 'Completed' AND Step IS NULL))`,
+    );
     assert.equal(stepTerm('needs_attention'), `Step = 'needs_attention'`);
   });
 });
