@@ -16,13 +16,8 @@ import { resolveStepSignal, retryStepSignal } from '../workflows/saga-status';
 import type { OpsContext } from './context';
 import type { OpsDomain } from './ops-domain';
 import { operatorActionOf } from './operator-action';
-import {
-  buildRunQuery,
-  LIST_STATUSES,
-  listExecutions,
-  stepOf,
-  type ListStatus,
-} from './order-lookup';
+import { buildRunQuery, LIST_STATUSES, listExecutions, type ListStatus } from './order-lookup';
+import { runStepOf } from '../temporal/run-step';
 import { ACTIONABLE_STEPS } from './signal-outcomes';
 import { cancelClosed, UNFINISHED_STATUSES } from './closed-run';
 import { checkPrefix } from './bulk-selection';
@@ -74,7 +69,7 @@ export async function listEntities(
   const runs = infos.map((i) => ({
     entityId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId),
     customerId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.customerId),
-    step: stepOf(i),
+    step: runStepOf(i),
     status: i.status.name,
     workflowId: i.workflowId,
     runId: i.runId,
@@ -175,7 +170,7 @@ export async function signalEntity(
     throw new InvalidStateError(
       `${domain.entity} ${entityId} is ${described.status.name}, not running`,
     );
-  const step = stepOf(described);
+  const step = runStepOf(described);
   // retry/resolve mean something only to a parked or waiting step; the workflow would ignore them.
   if (action !== 'cancel' && !ACTIONABLE_STEPS.includes(step ?? ''))
     throw new InvalidStateError(

@@ -12,7 +12,7 @@ import type { OpsDomain } from './ops-domain';
 import { buildLine, readRunProgress, stallLine } from './run-progress';
 import { operatorActionLines, readOperatorActions } from './operator-history';
 import { attentionLine, attentionOf, plainOfMarkdown } from './order-attention';
-import { stepOf } from './order-lookup';
+import { runStepOf } from '../temporal/run-step';
 import { nextCommandsOf } from './order-show';
 import { queryStatus } from './order-status';
 import { UNFINISHED_STATUSES, unfinishedLine } from './closed-run';
@@ -55,7 +55,7 @@ export async function showEntity(
   const operatorActions = handle
     ? await readOperatorActions(client, handle, status, domain.cancelSignal)
     : { error: 'the run is gone from Temporal' };
-  const step = status?.step ?? (described && stepOf(described));
+  const step = status?.step ?? (described && runStepOf(described));
   const uiUrl =
     run &&
     workflowUrl(

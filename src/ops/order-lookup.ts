@@ -4,7 +4,7 @@ import { findOrderOwner } from '../domains/orders/order-claim-store';
 import { EVENT_TYPES } from '../domains/orders/order-events';
 import { deriveWorkflowId, versionIdentity } from '../events/identity';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import { runStepOf, stepTerm } from '../temporal/run-step';
+import { stepTerm } from '../temporal/run-step';
 import { WORKFLOW_TYPE } from '../domains/orders/workflows/workflow-types';
 import { NotFoundError } from './output';
 
@@ -134,9 +134,4 @@ export async function findOrderRun(
     if (err instanceof WorkflowNotFoundError) throw new NotFoundError(`no order ${orderId}`);
     throw err;
   }
-}
-
-/** Where an execution is or how it ended (its Step; `completed` for a happy close). */
-export function stepOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes' | 'status'>) {
-  return runStepOf(info);
 }

@@ -26,7 +26,8 @@ import { UNFINISHED_STATUSES, unfinishedLine } from './closed-run';
 import { ORDERS_DOMAIN } from '../domains/orders/workflows/order-claim';
 import type { SagaStatus } from '../workflows/saga-status';
 import { queryStatus } from './order-status';
-import { buildOrderQuery, findOrderRun, listExecutions, stepOf } from './order-lookup';
+import { buildOrderQuery, findOrderRun, listExecutions } from './order-lookup';
+import { runStepOf } from '../temporal/run-step';
 import { formatFields, NotFoundError, positional, type CommandResult } from './output';
 
 async function fetchProviderLedger(url: string, orderId: string, token?: string) {
@@ -73,7 +74,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const otherRuns = await listExecutions(client, buildOrderQuery({ orderId }), 100).then((infos) =>
     infos
       .filter((i) => i.workflowId !== run?.workflowId)
-      .map((i) => ({ workflowId: i.workflowId, status: i.status.name, step: stepOf(i) })),
+      .map((i) => ({ workflowId: i.workflowId, status: i.status.name, step: runStepOf(i) })),
   );
   // A run that closed unfinished or cancelled answers the query too (a worker replays it):
   // what it did, and how it ended.
@@ -94,7 +95,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const operatorActions = handle
     ? await readOperatorActions(client, handle, status)
     : { error: 'the run is gone from Temporal' };
-  const step = status?.step ?? (described && stepOf(described));
+  const step = status?.step ?? (described && runStepOf(described));
   // The run found under the owner's workflow ID may be a later one: the same event read
   // again after Temporal forgot the owner (it ended duplicate).
   const runFirstId = described?.raw.workflowExecutionInfo?.firstRunId || undefined;

@@ -20,9 +20,9 @@ import {
   findOrderRun,
   LIST_STATUSES,
   listExecutions,
-  stepOf,
   type ListStatus,
 } from './order-lookup';
+import { runStepOf } from '../temporal/run-step';
 import {
   formatTable,
   InvalidStateError,
@@ -65,7 +65,7 @@ export async function listOrders(ctx: OpsContext, argv: string[]): Promise<Comma
   const orders = infos.map((i) => ({
     orderId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.entityId),
     customerId: i.typedSearchAttributes.get(SEARCH_ATTRIBUTE.customerId),
-    step: stepOf(i),
+    step: runStepOf(i),
     status: i.status.name,
     workflowId: i.workflowId,
     runId: i.runId,
@@ -122,7 +122,7 @@ export async function signalOrder(
           : ''),
     );
   }
-  const step = stepOf(described);
+  const step = runStepOf(described);
   // retry/resolve only mean something to a parked or waiting step; the workflow would ignore
   // them, so say so instead of reporting a success that changed nothing.
   if (action !== 'cancel' && !ACTIONABLE_STEPS.includes(step ?? '')) {
