@@ -4,15 +4,16 @@
 // not own its entity. Workflow code.
 import type { ClaimRecord, ClaimVerdict } from '../db/entity-claim';
 import type { EventWorkflowInput } from '../events/workflow-input';
+import { runCall, type CallOutcome, type RoundsContext } from './call-rounds';
 import type { SagaDisplay } from './details';
 import type { RunResult, RunSpec, StackEntry } from './run-types';
 import { endWithoutActing } from './not-owner';
 import { NotOwner, RunInterrupted } from './run-errors';
+import { openCall, type RunState } from './run-state';
 import type { SagaRuntime } from './saga-runtime';
 import type { SagaResult, SagaStatus, CancelRequest } from './saga-status';
 import type { ClaimOutcome, StepContext } from './saga-types';
 import type { SignalDefinition } from '@temporalio/workflow';
-import type { RunStep, StepOutcome } from './step-runner';
 
 /** The engine's claim activities (src/activities/claims.ts), for sagas without their own. */
 export const ENGINE_CLAIM = {
@@ -21,7 +22,11 @@ export const ENGINE_CLAIM = {
   verify: 'findClaimVerdict',
 } as const;
 
-type Other = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
+/** A verdict that says another run owns the entity. */
+export type Other = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
+
+/** The call a run cancelled before its claim makes: claim the entity as cancelled. */
+export const CLAIM_CANCELLED_CALL = 'claim-cancelled';
 
 /** What the claim flow needs of its run (entity-run.ts). */
 export interface ClaimRun<TData, TExtra extends object> {
@@ -35,26 +40,24 @@ export interface ClaimRun<TData, TExtra extends object> {
   keys: Readonly<Record<string, string>>;
   status: SagaStatus;
   display: SagaDisplay;
-  flags: { compensating: boolean; claimed: boolean };
-  stack: StackEntry[];
+  state: RunState;
+  rounds: RoundsContext;
   channels: { cancel: SignalDefinition<[CancelRequest]> };
-  cancelled(): boolean;
-  runStep: RunStep;
   ctxOf(key: string, onBehalfOf?: StepContext<TData>['onBehalfOf']): StepContext<TData>;
-  finish(step: string, result: SagaResult): RunResult;
+  /** Runs these undos in order, each a call of its own. */
+  unwind(entries: readonly StackEntry[]): Promise<void>;
 }
 
 export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TExtra>) {
-  const { spec, runtime, kind, entityId, workflowId, claimant, keys, status, flags } = run;
+  const { spec, runtime, kind, entityId, workflowId, claimant, keys, status, state } = run;
   const claimStep = spec.claim?.step;
-  const engineClaim = (cancelled?: true) =>
-    runtime.execute({
-      activity: ENGINE_CLAIM.claim,
-      input: { domain: spec.domain, entityId, ...claimant, ...(cancelled ? { cancelled } : {}) },
-      retry: 'own',
-      local: true,
-      summary: `claim ${cancelled ? 'cancelled ' : ''}${kind} ${entityId} for ${workflowId}`,
-    });
+  const engineClaimCall = (cancelled?: true) => ({
+    activity: ENGINE_CLAIM.claim,
+    input: { domain: spec.domain, entityId, ...claimant, ...(cancelled ? { cancelled } : {}) },
+    retry: 'own' as const,
+    local: true,
+    summary: `claim ${cancelled ? 'cancelled ' : ''}${kind} ${entityId} for ${workflowId}`,
+  });
 
   /** A verdict that says another run owns the entity, or undefined (this run does). */
   const otherOwner = (verdict: ClaimOutcome | undefined): Other | undefined => {
@@ -68,14 +71,14 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
    * against the claim it should have written, and refused when there is none.
    */
   async function verifyResolve(): Promise<unknown> {
-    if (!claimStep) return engineClaim();
+    if (!claimStep) return runtime.execute(engineClaimCall()).result;
     const verdict = (await runtime.execute({
       activity: ENGINE_CLAIM.verify,
       input: { domain: spec.domain, entityId, ...claimant },
       retry: 'own',
       local: true,
       summary: `check the claim of ${kind} ${entityId} for ${workflowId}`,
-    })) as ClaimVerdict | { kind: 'none' };
+    }).result) as ClaimVerdict | { kind: 'none' };
     if (verdict.kind === 'none')
       throw new Error(
         `${claimStep} did not claim ${kind} ${entityId} (no claim exists): retry it or cancel`,
@@ -84,7 +87,7 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
   }
 
   /** The claiming step's result: another owner, or undefined (this run owns the entity). */
-  function verdictOf(outcome: StepOutcome<unknown>): Other | undefined {
+  function verdictOf(outcome: CallOutcome): Other | undefined {
     if (outcome.kind === 'resolved')
       return outcome.value === undefined ? undefined : otherOwner(outcome.value as ClaimOutcome);
     // Compared positively: a result without a verdict (recorded before claims existed) is
@@ -96,48 +99,52 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
 
   /** The engine's claim: one local activity before the body, unless a step claims. */
   async function claimFirst(): Promise<void> {
-    // A domain's step claims; a continued run's chain has claimed already.
-    if (claimStep || flags.claimed) return;
-    if (run.cancelled()) throw new RunInterrupted('cancelled');
-    const got = await run.runStep({
-      step: 'claim',
+    if (claimStep) return;
+    if (state.cancelRequested) throw new RunInterrupted('cancelled');
+    const record = openCall(state, { name: 'claim', kind: 'claim', key: '' });
+    const got = await runCall(run.rounds, record, {
+      call: engineClaimCall(),
       running: 'claiming',
-      call: () => engineClaim(),
       verifyResolve,
     });
-    if (got.kind === 'cancelled') throw new RunInterrupted('cancelled');
+    if (got.kind === 'stopped') throw new RunInterrupted('cancelled');
     const other = got.value === undefined ? undefined : otherOwner(got.value as ClaimOutcome);
     if (other) throw new NotOwner(other);
-    flags.claimed = true;
+    state.claimed = true;
   }
 
   /**
    * Cancelled before this run knew it owned the entity: claims it as cancelled (so a re-send
-   * cannot act on a cancelled entity), or learns the owner (returned).
+   * cannot act on a cancelled entity), or learns the owner (returned). A call of the unwind:
+   * it waits and parks like an undo, and no cancellation stops it.
    */
   async function claimCancelled(): Promise<Other | undefined> {
     const own = spec.claim?.cancelled;
     const name = claimStep ?? 'claim';
-    const got = await run.runStep({
-      step: name,
+    const record = openCall(state, {
+      name: CLAIM_CANCELLED_CALL,
+      kind: 'compensation',
+      key: keys[name] ?? '',
+    });
+    const args = own ? own.input(run.ctxOf(keys[name] ?? '')) : undefined;
+    const got = await runCall(run.rounds, record, {
+      call: own
+        ? {
+            activity: String(own.activity),
+            input: args,
+            retry: own.retry,
+            local: own.local?.() ?? false,
+            summary: own.summary?.(args) ?? `${name} ${kind} ${entityId} · ${keys[name] ?? ''}`,
+          }
+        : engineClaimCall(true),
       running: 'compensating',
-      call: () => {
-        if (!own) return engineClaim(true);
-        const args = own.input(run.ctxOf(keys[name] ?? ''));
-        return runtime.execute({
-          activity: String(own.activity),
-          input: args,
-          retry: own.retry,
-          local: own.local?.() ?? false,
-          summary: own.summary?.(args) ?? `${name} ${kind} ${entityId} · ${keys[name] ?? ''}`,
-        });
-      },
     });
     const verdict = got.kind === 'done' ? (got.value as ClaimVerdict<ClaimRecord>) : undefined;
     const other = otherOwner(verdict);
+    const claiming = claimStep ? state.calls.get(claimStep) : undefined;
     if (other) {
-      const i = run.stack.findIndex((e) => e.step === claimStep);
-      if (claimStep && i === 0) run.stack.shift();
+      // Another run owns it: this run's claiming step did nothing of its own.
+      if (claiming) claiming.compensation = undefined;
       return other;
     }
     // Ours already, and not as cancelled just now: this run's claiming step committed its
@@ -148,47 +155,52 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
       verdict?.kind === 'owner' &&
       verdict.claim !== undefined &&
       verdict.claim.settled === undefined &&
-      !run.stack.some((e) => e.step === claimStep)
+      !claiming?.compensation
     ) {
       const lost = spec.compensations((n) => run.ctxOf(keys[n]!)).find((e) => e.step === claimStep);
-      if (lost) run.stack.unshift(lost);
+      if (lost) {
+        const record =
+          claiming ??
+          openCall(state, { name: claimStep, kind: 'step', key: keys[claimStep] ?? '' });
+        record.state = record.state === 'running' ? 'stopped' : record.state;
+        record.compensation = lost;
+        record.compensated = false;
+      }
     }
     return undefined;
   }
 
   /**
-   * The owner records how the entity ended on its claim: the memory that never expires. A step
-   * of the runner's own (no recovery point): our database down waits like a provider outage,
-   * for the window, then parks for an operator (a bound, not a retry forever).
+   * The owner records how the entity ended on its claim: the memory that never expires. A call
+   * of its own (no recovery point): our database down waits like a provider outage, for the
+   * window, then parks for an operator (a bound, not a retry forever). A cancellation stops
+   * the settlement of `completed` (the run then unwinds and settles `cancelled`).
    */
-  async function settle(settled: string): Promise<boolean> {
+  async function settle(settled: string): Promise<CallOutcome> {
     const ctx = run.ctxOf(keys[spec.keyNames[0] ?? ''] ?? '');
     const own = spec.claim?.settle;
     const args = own
       ? own.input(ctx, settled)
       : { domain: spec.domain, entityId, ...claimant, settled };
-    const got = await run.runStep({
-      step: 'settle',
+    const record = openCall(state, { name: 'settle', kind: 'settle', key: '' });
+    return runCall(run.rounds, record, {
       running: 'settling',
       unrecorded: true,
-      call: () =>
-        runtime.execute({
-          activity: own ? String(own.activity) : ENGINE_CLAIM.settle,
-          input: args,
-          retry: 'settle',
-          local: true,
-          summary:
-            own?.summary?.(args) ?? `settle ${kind} ${entityId} as ${settled} for ${workflowId}`,
-        }),
+      call: {
+        activity: own ? String(own.activity) : ENGINE_CLAIM.settle,
+        input: args,
+        retry: 'settle',
+        local: true,
+        summary:
+          own?.summary?.(args) ?? `settle ${kind} ${entityId} as ${settled} for ${workflowId}`,
+      },
     });
-    // Cancelled while it waited: the caller compensates and settles again.
-    return got.kind !== 'cancelled';
   }
 
   /** Another run owns the entity: end without acting (or compensate for a closed owner). */
   function endAsNotOwner(
     verdict: Other,
-    unwind: (entries?: readonly StackEntry[]) => Promise<void>,
+    finish: (result: { step: string; result: SagaResult }) => RunResult,
   ): Promise<RunResult> {
     return endWithoutActing(
       {
@@ -199,9 +211,8 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
         entityId,
         fingerprint: run.input.event.fingerprint,
         cancel: run.channels.cancel,
-        startCompensating: () => (flags.compensating = true),
         compensateFor: async (owner) => {
-          await unwind(spec.compensations((n) => run.ctxOf(keys[n]!, owner)));
+          await run.unwind(spec.compensations((n) => run.ctxOf(keys[n]!, owner)));
           // A claim of the engine's own is settled here; a domain that claims in its own step
           // settles the owner's claim inside its compensation's transaction (orders: release).
           if (!spec.claim)
@@ -217,9 +228,9 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
               retry: 'settle',
               local: true,
               summary: `settle ${kind} ${entityId} as unwound for ${owner.workflowId}`,
-            });
+            }).result;
         },
-        finish: run.finish,
+        finish: (step, result) => finish({ step, result }),
       },
       verdict,
     );

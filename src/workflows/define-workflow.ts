@@ -1,10 +1,17 @@
 // A domain's workflow as plain async code: the engine claims the entity, then the body awaits
 // its declared steps (each one activity with a key from the entity and the step, a recovery
-// point, a compensation pushed before it runs, its result returned), and may branch, run steps
-// at once, sleep, wait for an approval, start a child and publish events. Workflow code.
+// point, an undo set before it runs, its result returned), and may branch, run steps at once,
+// loop over items (`steps.x.each(item, input)`: a key per item), catch a business failure,
+// sleep, wait for an approval, start a child and publish events. Workflow code.
 import { PUBLISH_ACTIVITY } from '../activities/publish-contract';
 import type { EventWorkflowInput } from '../events/workflow-input';
-import { runEntity, type RunResult, type RunSpec, type StackEntry } from './entity-run';
+import {
+  runEntity,
+  type EntityRun,
+  type RunResult,
+  type RunSpec,
+  type StackEntry,
+} from './entity-run';
 import {
   checkDefinitionNames,
   keyNamesOf,
@@ -16,7 +23,7 @@ import { RunEnded } from './run-errors';
 import { createWaits } from './run-waits';
 import type { EntityWorkflow } from './saga';
 import { workflowRuntime, type SagaRuntime } from './saga-runtime';
-import { keysFor } from './step-key';
+import { keysFor, stepKey } from './step-key';
 import type { ActivityMap, StepContext } from './saga-types';
 import type {
   ActivityStepDeclaration,
@@ -50,25 +57,29 @@ function namesOf(def: AnyDefinition) {
   };
 }
 
-/** A step's compensation as a stack entry, from the run and what is known of the step. */
+/** A step's undo, from the run and what is known of the step (its item, input, result). */
 function entryOf(
   step: string,
   decl: AnyStep,
   ctx: StepContext<unknown>,
   kind: string,
-  known: { input?: object; result?: unknown } = {},
+  known: { item?: string; input?: object; result?: unknown } = {},
 ): StackEntry | undefined {
   const comp = decl.compensate;
   if (!comp) return undefined;
-  const input = { ...(comp.input({ ...ctx, ...known } as never) as object), key: ctx.key };
+  const key =
+    known.item === undefined ? ctx.key : stepKey(kind, ctx.entityId, comp.name, known.item);
+  const input = { ...(comp.input({ ...ctx, key, ...known } as never) as object), key };
   return {
     step,
     name: comp.name,
+    ...(known.item !== undefined ? { item: known.item } : {}),
+    key,
     activity: String(comp.activity),
     input,
     retry: comp.retry,
     local: false,
-    summary: comp.summary?.(input) ?? `${comp.name} ${kind} ${ctx.entityId} · ${ctx.key}`,
+    summary: comp.summary?.(input) ?? `${comp.name} ${kind} ${ctx.entityId} · ${key}`,
   };
 }
 
@@ -88,6 +99,70 @@ function workflowSpec(def: AnyDefinition): RunSpec<unknown, object> {
   };
 }
 
+/** The functions `steps.<name>` of one run: a call, and `.each(item, input)` per item. */
+function stepFunctions(def: AnyDefinition, run: EntityRun) {
+  const steps: Record<string, StepCall> = {};
+  for (const [name, decl] of Object.entries(def.steps)) {
+    const call = isPublish(decl)
+      ? (item: string | undefined, data?: object) => {
+          const key =
+            item === undefined ? run.keys[name]! : stepKey(run.kind, run.entityId, name, item);
+          return run.step(
+            {
+              name,
+              activity: PUBLISH_ACTIVITY,
+              retry: 'foreign',
+              summary: `publish ${decl.publish} for ${run.kind} ${run.entityId} · ${key}`,
+            },
+            { domain: def.domain, eventType: decl.publish, key, entityId: run.entityId, data },
+            item,
+          );
+        }
+      : (item: string | undefined, given: object = {}) => {
+          const key =
+            item === undefined ? run.keys[name]! : stepKey(run.kind, run.entityId, name, item);
+          const args = { ...given, key };
+          const comp = decl.compensate;
+          return run.step(
+            {
+              name,
+              running: decl.running,
+              activity: String(decl.activity),
+              retry: decl.retry,
+              local: decl.local ? () => true : undefined,
+              summary: decl.summary?.(args),
+              failures: decl.failures,
+              timeouts: { timeout: decl.timeout, heartbeat: decl.heartbeat },
+              compensation: comp
+                ? (result?: unknown) =>
+                    entryOf(name, decl, run.ctxOf(run.keys[comp.name]!), run.kind, {
+                      ...(item !== undefined ? { item } : {}),
+                      input: given,
+                      ...(result !== undefined ? { result } : {}),
+                    })!
+                : undefined,
+            },
+            args,
+            item,
+          );
+        };
+    steps[name] = Object.assign(async (input?: object) => (await call(undefined, input)).value, {
+      each: async (item: string, input?: object) => {
+        if (typeof item !== 'string' || item.length === 0)
+          throw new WorkflowDefinitionError(
+            `domain ${def.domain}: steps.${name}.each needs a non-empty item ID (a string), got ${JSON.stringify(item)}`,
+          );
+        return (await call(item, input)).value;
+      },
+    });
+  }
+  return steps;
+}
+
+type StepCall = ((input?: object) => Promise<unknown>) & {
+  each(item: string, input?: object): Promise<unknown>;
+};
+
 /** One run of a code-first workflow on a runtime (the workflow's, or a test's scripted one). */
 export function runWorkflow(
   def: AnyDefinition,
@@ -97,48 +172,6 @@ export function runWorkflow(
   const outcomes = new Set(namesOf(def).outcomes);
   return runEntity(workflowSpec(def), input, runtime, async (run) => {
     const waits = createWaits(run);
-    const steps: Record<string, (input?: object) => Promise<unknown>> = {};
-    for (const [name, decl] of Object.entries(def.steps)) {
-      const key = run.keys[name]!;
-      steps[name] = isPublish(decl)
-        ? async (data) => {
-            const got = await run.step(
-              {
-                name,
-                activity: PUBLISH_ACTIVITY,
-                retry: 'foreign',
-                summary: `publish ${decl.publish} for ${run.kind} ${run.entityId} · ${key}`,
-              },
-              { domain: def.domain, eventType: decl.publish, key, entityId: run.entityId, data },
-            );
-            return got.value;
-          }
-        : async (given = {}) => {
-            const args = { ...given, key };
-            const comp = decl.compensate;
-            const got = await run.step(
-              {
-                name,
-                running: decl.running,
-                activity: String(decl.activity),
-                retry: decl.retry,
-                local: decl.local ? () => true : undefined,
-                summary: decl.summary?.(args),
-                failures: decl.failures,
-                timeouts: { timeout: decl.timeout, heartbeat: decl.heartbeat },
-                compensation: comp
-                  ? (result?: unknown) =>
-                      entryOf(name, decl, run.ctxOf(run.keys[comp.name]!), run.kind, {
-                        input: given,
-                        ...(result !== undefined ? { result } : {}),
-                      })!
-                  : undefined,
-              },
-              args,
-            );
-            return got.value;
-          };
-    }
     const ctx: WorkflowContext<unknown, ActivityMap, Record<string, never>, object> = {
       data: run.data,
       event: input.event,
@@ -147,7 +180,7 @@ export function runWorkflow(
       keys: run.keys,
       claimant: run.claimant,
       status: run.status,
-      steps: steps as never,
+      steps: stepFunctions(def, run) as never,
       sleep: waits.sleep,
       waitFor: waits.waitFor,
       child: waits.child,

@@ -51,9 +51,8 @@ export function currentDetailsOf(display: SagaDisplay, status: SagaStatus): stri
   const lines = [`**step** ${status.step}`];
   if (status.waiting) {
     const w = status.waiting;
-    const inSeconds = Math.round((Date.parse(w.nextTryAt) - Date.now()) / 1000);
     lines.push(
-      `**waiting** for ${display.counterpart(w.step)} since ${clock(w.since)}, attempt ${w.attempt}, next try in ${inSeconds} s (at ${clock(w.nextTryAt)})`,
+      `**waiting** for ${display.counterpart(w.step)} since ${clock(w.since)}, retried by Temporal until ${clock(w.until)} at most (attempts: the pending activity)`,
       `**last error** (${w.step}): ${markdownCode(w.cause)}`,
       `**key** ${markdownCode(status.keys[w.step] ?? '')}`,
     );

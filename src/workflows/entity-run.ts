@@ -1,32 +1,54 @@
-// One run of a domain's workflow on the engine: the entity's claim, the keys, the status and
-// its Web UI face, the compensation stack, and the step primitive both forms build on (the
-// code-first workflow of define-workflow.ts and the step table of saga.ts). A business
-// failure or a cancellation (the saga's signal, or Temporal's own: the Web UI's button, the
-// CLI, a batch) unwinds the stack; the claim decides whether this run acts at all, and the
-// owner settles it at the end. Workflow code.
-import { CancelledFailure } from '@temporalio/workflow';
+// One run of a domain's workflow on the engine, its whole lifecycle in one place: one function
+// per phase of its state (run-state.ts), each reading and writing that state.
+//
+//   claiming      the engine claims the entity (unless a step of the body claims)
+//   running       the body: steps, waits, children, as the domain wrote it
+//   ending        a cancellation, an uncaught business failure, `fail` or an error in the
+//                 body: no forward call starts any more, every call in flight is stopped (an
+//                 attempt in flight finishes first) and the run waits for each to come back
+//   compensating  every call whose effect may exist is undone once, last started first
+//   settling      the owner records how the entity ended on its claim (the memory that never
+//                 expires); a cancellation while it settles `completed` unwinds instead
+//   done          the result; a run cancelled through Temporal closes Canceled, one whose
+//                 body threw closes Failed, both after unwinding
+//
+// The body runs exactly once, on Temporal's own history: nothing is replayed against a journal
+// of ours, and the history stays bounded by construction (run-budget.ts). Workflow code.
+import { ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
 import type { EventWorkflowInput } from '../events/workflow-input';
+import { runCall, interruptWanted, type RoundsContext } from './call-rounds';
+import { claimFlow, type Other } from './claim-flow';
 import { currentDetailsOf, type SagaDisplay } from './details';
+import { describeFailure } from './failures';
 import { installOperatorHandlers } from './operator';
-import { claimFlow } from './claim-flow';
+import { retryRefusal } from './run-budget';
 import { NotOwner, RunEnded, RunInterrupted, StepFailure } from './run-errors';
+import { startAttributes, stepWriter } from './run-face';
+import {
+  activeCalls,
+  createRunState,
+  endRun,
+  openCall,
+  owedUndos,
+  requestCancel,
+  shouldStop,
+  unwindOrder,
+  type Ending,
+} from './run-state';
+import { stepPrimitive } from './run-step';
+import type { RunResult, RunSpec, StackEntry } from './run-types';
 import type { SagaRuntime } from './saga-runtime';
 import { cancelSignal, statusQuery, type SagaResult, type SagaStatus } from './saga-status';
 import type { StepContext } from './saga-types';
-import { createStalls } from './stalls';
-import { createStepRunner } from './step-runner';
-import { startAttributes, stepWriter } from './run-face';
+import { createStallFace } from './stall-face';
 import { keysFor } from './step-key';
-import { ContinueAsNewRequested, type RunCarry } from './run-carry';
-import { stepPrimitive } from './run-step';
-import type { RunResult, RunSpec, StackEntry } from './run-types';
 
 export type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
 
-/**
- * A run's state and primitives. `setStep` keeps the `Step` search attribute to the values an
- * operator queries.
- */
+/** The failure type a run closes Failed with when its body threw (after unwinding). */
+export const RUN_FAILED = 'RunFailed';
+
+/** A run's state, face and primitives; `lifecycle` runs it. */
 export function createEntityRun<TData, TExtra extends object>(
   spec: RunSpec<TData, TExtra>,
   input: EventWorkflowInput<TData>,
@@ -45,56 +67,61 @@ export function createEntityRun<TData, TExtra extends object>(
     fingerprint: input.event.fingerprint,
   };
   const keys = keysFor(kind, entityId, spec.keyNames);
-  /** What the run this one continues from carried (undefined: the chain's first run). */
-  const carried = input.resume as RunCarry | undefined;
-  const status = (carried?.status ?? {
+  const state = createRunState();
+  const status = {
     entityId,
     ...spec.status?.(data),
     step: 'received',
     recoveryPoints: [],
-    keys,
-  }) as SagaStatus & TExtra;
+    keys: { ...keys },
+  } as SagaStatus & TExtra;
   const display: SagaDisplay = {
     entity: kind,
     cli: spec.cli ?? spec.domain,
     cancelSignal: (spec.channels?.cancel ?? cancelSignal).name,
-    counterpart: (step) => spec.counterpart?.[step] ?? `the ${step} call`,
-  };
-  const stalls = createStalls();
-  const flags = {
-    compensating: false,
-    ending: false,
-    claimed: carried?.claimed ?? false,
-    inflight: 0,
+    counterpart: (step) => spec.counterpart?.[step.split(':')[0]!] ?? `the ${step} call`,
   };
   const channels = {
     cancel: spec.channels?.cancel ?? cancelSignal,
     status: spec.channels?.status ?? statusQuery,
   };
-  // A continued run's cancellation, if any, is in the status it carried.
-  installOperatorHandlers(runtime, channels, status, stalls, carried ? undefined : input.cancel);
-
   const writer = stepWriter(spec, runtime, () =>
     runtime.setCurrentDetails(currentDetailsOf(display, status)),
-  )(status, carried?.visibleStep);
+  )(status);
   const setStep = writer.setStep;
-  if (!carried) startAttributes(spec, runtime, input, entityId);
+  startAttributes(spec, runtime, input, entityId);
   setStep(status.step);
-  const cancelled = () => !flags.compensating && status.cancellation !== undefined;
-  const runStep = createStepRunner({
+  const face = createStallFace({ runtime, display, status, state, setStep });
+
+  /**
+   * After every change of the state (a cancellation, an operator's request, the run ending):
+   * each call the state says must stop or give way is interrupted now.
+   */
+  const react = () => {
+    for (const call of state.calls.values())
+      if (interruptWanted(call, shouldStop(state, call))) call.interrupt!();
+  };
+  installOperatorHandlers(
     runtime,
-    display,
+    channels,
     status,
+    { state, cancel: (reason) => requestCancel(state, reason), react },
+    input.cancel,
+  );
+
+  const rounds: RoundsContext = {
+    runtime,
+    state,
+    status,
+    face,
     setStep,
-    stalls,
-    cancelled,
+    stopped: (call) => shouldStop(state, call),
+    retryRefusal: () => retryRefusal(runtime.info().historyLength, owedUndos(state)),
     refuse: (step, reason) => {
       const last = [...(status.operatorActions ?? [])].reverse().find((a) => a.step === step);
       if (last) last.refused = reason;
     },
-    memo: carried?.memo,
-    beforeRound: (stepName, episode) => steps.beforeRound(stepName, episode),
-  });
+  };
   const ctxOf = (key: string, onBehalfOf?: StepContext<TData>['onBehalfOf']) =>
     ({
       data,
@@ -107,14 +134,6 @@ export function createEntityRun<TData, TExtra extends object>(
       ...(onBehalfOf ? { onBehalfOf } : {}),
     }) as StepContext<TData>;
   const summaryOf = (name: string, key: string) => `${name} ${kind} ${entityId} · ${key}`;
-  const finish = (step: string, result: SagaResult, extra?: object): RunResult => {
-    status.outcome = result.outcome;
-    setStep(step);
-    return { ...(spec.result ? spec.result(status) : { entityId }), ...extra, ...result };
-  };
-
-  /** The compensation stack: a step's entry is pushed before it runs (its outcome unknown). */
-  const stack: StackEntry[] = carried?.stack ?? [];
   const base = {
     spec,
     input,
@@ -127,121 +146,123 @@ export function createEntityRun<TData, TExtra extends object>(
     keys,
     status,
     display,
-    flags,
-    stack,
+    state,
+    rounds,
     channels,
     setStep,
-    cancelled,
-    runStep,
     ctxOf,
     summaryOf,
-    finish,
-  };
-  const claim = claimFlow(base);
-
-  /** Stops the body where it is once the run is ending or cancelled. */
-  const checkOpen = () => {
-    if (flags.ending) throw new RunInterrupted('ending');
-    if (cancelled()) throw new RunInterrupted('cancelled');
   };
 
-  const steps = stepPrimitive({ ...base, claim, checkOpen, carried });
-  const step = steps.step;
-
-  /** Undoes, in reverse, every step that did (or may have done) its effect. */
-  async function unwind(entries: readonly StackEntry[] = [...stack].reverse()): Promise<void> {
-    for (const entry of entries) {
-      await runStep({
-        step: entry.name,
-        running: 'compensating',
-        call: () => runtime.execute(entry),
+  /** Undoes `entries` in order: each a call of its own, waiting and parking like a step. */
+  async function unwind(entries: ReadonlyArray<{ entry: StackEntry; done?: () => void }>) {
+    for (const { entry, done } of entries) {
+      const record = openCall(state, {
+        name: entry.name,
+        item: entry.item,
+        kind: 'compensation',
+        key: entry.key,
       });
+      await runCall(rounds, record, { call: entry, running: 'compensating' });
+      done?.();
     }
   }
-
-  /** Every step the body started has come back (steps that ran at once included). */
-  const settled = async () => {
-    if (flags.inflight > 0) await runtime.condition(() => flags.inflight === 0);
-  };
-
-  /** Cancelled: claims the entity as cancelled if not yet, unwinds, settles `cancelled`. */
-  async function compensate(): Promise<RunResult> {
-    flags.compensating = true;
-    flags.ending = true;
-    await settled();
-    if (!flags.claimed) {
-      const other = await claim.claimCancelled();
-      if (other) return claim.endAsNotOwner(other, unwind);
-    }
-    await unwind();
-    await claim.settle('cancelled');
-    return finish('cancelled', { outcome: 'cancelled', reason: status.cancellation?.reason });
-  }
-
-  /** Ends the run on what interrupted its body. */
-  async function end(err: unknown): Promise<RunResult> {
-    if (err instanceof ContinueAsNewRequested)
-      return runtime.continueAsNew({
-        ...input,
-        resume: {
-          status,
-          stack,
-          claimed: flags.claimed,
-          journal: steps.journal,
-          ...(err.waiting ? { waiting: err.waiting } : {}),
-          visibleStep: writer.visible(),
-          memo: runStep.memoState(),
-          runs: (carried?.runs ?? 1) + 1,
-        } satisfies RunCarry,
-      });
-    flags.ending = true;
-    if (err instanceof RunInterrupted && err.why === 'cancelled') return compensate();
-    if (err instanceof NotOwner) {
-      await settled();
-      return claim.endAsNotOwner(err.verdict, unwind);
-    }
-    if (err instanceof StepFailure || err instanceof RunEnded) {
-      flags.compensating = true;
-      await settled();
-      await unwind();
-      await claim.settle(err.outcome);
-      return finish(err.outcome.replace(/-/g, '_'), { outcome: err.outcome, reason: err.reason });
-    }
-    // The run was ending already (another branch's failure or cancellation decides).
-    if (err instanceof RunInterrupted && cancelled()) return compensate();
-    throw err;
-  }
-
-  /** The body returned: completed, unless a cancellation arrived meanwhile. */
-  async function complete(extra?: object): Promise<RunResult> {
-    await settled();
-    // A cancellation that arrived during the last step still compensates: the signal is in
-    // history before completion, so it cannot be lost between the last step and the return.
-    if (cancelled()) return compensate();
-    // So does one that arrived while the settlement was written (compensation settles again).
-    if ((await claim.settle('completed')) && cancelled()) return compensate();
-    return finish('completed', { outcome: 'completed' }, extra);
-  }
-
-  return {
+  const claim = claimFlow({
     ...base,
-    stalls,
-    checkOpen,
-    step,
-    nextSeq: steps.nextSeq,
-    journal: steps.journal,
-    claim,
-    complete,
-    end,
-  };
+    unwind: (entries) => unwind(entries.map((entry) => ({ entry }))),
+  });
+  const steps = stepPrimitive({ ...base, claim });
+
+  /** done: the result the workflow returns, and the Step it closes with. */
+  function done(step: string, result: SagaResult, extra?: object): RunResult {
+    state.phase = 'done';
+    status.outcome = result.outcome;
+    setStep(step);
+    return { ...(spec.result ? spec.result(status) : { entityId }), ...extra, ...result };
+  }
+
+  /** settling: the claim records `settled`; false when a cancellation stopped it. */
+  async function settling(settled: string): Promise<boolean> {
+    state.phase = 'settling';
+    state.settling = settled;
+    const got = await claim.settle(settled);
+    return got.kind !== 'stopped';
+  }
+
+  /** compensating: every call whose effect may exist is undone, last started first. */
+  async function compensating(ending: Ending): Promise<RunResult> {
+    state.phase = 'compensating';
+    setStep('compensating');
+    if (ending.cause === 'cancel' && !state.claimed) {
+      // Cancelled before this run knew it owned the entity: claim it as cancelled, or learn
+      // the owner (and end without acting).
+      const other = await claim.claimCancelled();
+      if (other) return notOwner(other);
+    }
+    await unwind(
+      unwindOrder(state).map((call) => ({
+        entry: call.compensation!,
+        done: () => (call.compensated = true),
+      })),
+    );
+    await settling(ending.outcome);
+    const step = ending.cause === 'cancel' ? 'cancelled' : ending.outcome.replace(/-/g, '_');
+    return done(step, { outcome: ending.outcome, reason: ending.reason });
+  }
+
+  /** Another run owns the entity: end without acting (or compensate for a closed owner). */
+  function notOwner(other: Other): Promise<RunResult> {
+    return claim.endAsNotOwner(other, (result) => done(result.step, result.result));
+  }
+
+  /**
+   * The run: claiming, running, then ending and compensating or settling, as the state says.
+   * Every phase but `running` is the engine's; the body never sees them.
+   */
+  async function lifecycle(body: () => Promise<object | void>): Promise<RunResult> {
+    let ended: { extra?: object } | { err: unknown };
+    try {
+      await claim.claimFirst();
+      if (state.phase === 'claiming') state.phase = 'running';
+      // Cancelled while the claim was made: the body never starts.
+      if (state.phase !== 'running') throw new RunInterrupted('cancelled');
+      ended = { extra: (await body()) ?? undefined };
+    } catch (err) {
+      ended = { err };
+    }
+    let owner: Other | undefined;
+    if ('err' in ended) {
+      const err = ended.err;
+      if (err instanceof NotOwner) {
+        owner = err.verdict;
+        if (state.phase === 'running' || state.phase === 'claiming') state.phase = 'ending';
+      } else if (err instanceof StepFailure || err instanceof RunEnded)
+        endRun(state, { outcome: err.outcome, reason: err.reason, cause: 'failure' });
+      else if (!(err instanceof RunInterrupted) || !state.ending)
+        endRun(state, { outcome: 'failed', reason: describeFailure(err), cause: 'error' });
+    }
+    // ending: nothing goes forward now; every call started comes back first.
+    react();
+    await runtime.condition(() => activeCalls(state) === 0);
+    if (owner) return notOwner(owner);
+    if (!state.ending && (await settling('completed')))
+      return done(
+        'completed',
+        { outcome: 'completed' },
+        'extra' in ended ? ended.extra : undefined,
+      );
+    return compensating(state.ending!);
+  }
+
+  return { ...base, claim, step: steps.step, react, lifecycle };
 }
 
 export type EntityRun = ReturnType<typeof createEntityRun<unknown, object>>;
 
 /**
- * One run: the claim (the engine's, before the body, unless a step claims), the body, and its
- * ending, all shielded from Temporal's cancellation (which the run notices and unwinds for
- * itself). A run cancelled through Temporal closes as Canceled once it has compensated.
+ * One run, shielded from Temporal's cancellation (which the run notices and unwinds for
+ * itself). A run cancelled through Temporal closes as Canceled once it has compensated; one
+ * whose body threw closes Failed once it has compensated.
  */
 export async function runEntity<TData, TExtra extends object>(
   spec: RunSpec<TData, TExtra>,
@@ -250,18 +271,15 @@ export async function runEntity<TData, TExtra extends object>(
   body: (run: ReturnType<typeof createEntityRun<TData, TExtra>>) => Promise<object | void>,
 ): Promise<RunResult> {
   const run = createEntityRun(spec, input, runtime);
-  const result = await runtime.shielded(async () => {
-    try {
-      await run.claim.claimFirst();
-      const extra = await body(run);
-      return await run.complete(extra ?? undefined);
-    } catch (err) {
-      return run.end(err);
-    }
-  });
+  const result = await runtime.shielded(() => run.lifecycle(() => body(run)));
+  const undone = run.status.recoveryPoints.map((p) => p.step).join(', ') || 'nothing was done';
   if (run.status.cancellation?.byTemporal && result.outcome === 'cancelled')
-    throw new CancelledFailure(
-      `cancelled through Temporal and compensated: ${run.status.recoveryPoints.map((p) => p.step).join(', ') || 'nothing was done'}`,
-    );
+    throw new CancelledFailure(`cancelled through Temporal and compensated: ${undone}`);
+  if (run.state.ending?.cause === 'error')
+    throw ApplicationFailure.create({
+      type: RUN_FAILED,
+      nonRetryable: true,
+      message: `${result.reason ?? 'the body threw'} (compensated: ${undone})`,
+    });
   return result;
 }

@@ -17,7 +17,6 @@ export interface NotOwnerRun {
   /** This run's payload fingerprint. */
   fingerprint: string;
   cancel: SignalDefinition<[CancelRequest]>;
-  startCompensating(): void;
   /** Runs every compensation with the entity's keys, on behalf of the owner. */
   compensateFor(owner: { workflowId: string; runId?: string }): Promise<void>;
   finish(step: string, result: SagaResult): SagaResult & Record<string, unknown>;
@@ -45,7 +44,6 @@ export async function endWithoutActing(
     ...(owner.settled !== undefined ? { settled: owner.settled } : {}),
   };
   if (status.cancellation && !nothingToCompensate(owner.settled)) {
-    run.startCompensating();
     try {
       if (owner.workflowId === run.workflowId) throw new Error('the owner run is gone');
       await run.runtime.signal(owner.workflowId, run.cancel, {

@@ -1,6 +1,7 @@
-// The operator's side of a saga run: the status query, the three operator signals and the
-// audit of every action received (SagaStatus.operatorActions), a Temporal reset and a Temporal
-// cancellation included. Workflow code: in-memory status only, no commands.
+// The operator's side of a run: the status query, the three operator signals and the audit of
+// every action received (SagaStatus.operatorActions), a Temporal reset and a Temporal
+// cancellation included. A request lands on the call it names (run-state.ts); the run then
+// reacts at once (a waiting round gives way). Workflow code.
 import type { QueryDefinition, SignalDefinition } from '@temporalio/workflow';
 import type { SagaRuntime } from './saga-runtime';
 import {
@@ -11,7 +12,7 @@ import {
   type RecordedOperatorAction,
   type SagaStatus,
 } from './saga-status';
-import { targetsOf, type Stalls } from './stalls';
+import { stalledCalls, targetsOf, type RunState } from './run-state';
 
 /** The signal and query a saga answers to (a domain may name its own). */
 export interface OperatorChannels {
@@ -25,21 +26,31 @@ export const TEMPORAL_CANCEL = {
   reason: 'cancellation requested through Temporal',
 } as const;
 
+/** What the handlers change in the run, and how it reacts at once. */
+export interface OperatorHooks {
+  state: RunState;
+  /** A cancellation arrived (the first one acts; later ones are only recorded). */
+  cancel(reason: string): void;
+  /** Something changed: the run stops or interrupts the calls it must (entity-run.ts). */
+  react(): void;
+}
+
 /**
  * Installs the query and signal handlers of a run. Every operator action goes into the status
- * (and thus `show`), acted on or not; a retry or resolve names the parked or waiting step and
+ * (and thus `show`), acted on or not; a retry or resolve names the parked or waiting call and
  * its key, because a retry repeats that effect. A Temporal reset keeps the first run's ID (so
  * the claim's owner stays the owner) but runs the steps after the reset point again: it is
- * recorded too, as soon as the reset run starts. Temporal's own cancellation is the saga's
+ * recorded too, as soon as the reset run starts. Temporal's own cancellation is the run's
  * cancellation, recorded like the signal.
  */
 export function installOperatorHandlers(
   runtime: SagaRuntime,
   channels: OperatorChannels,
   status: SagaStatus,
-  stalls: Stalls,
+  hooks: OperatorHooks,
   startCancelled?: CancelRequest,
 ): void {
+  const { state } = hooks;
   const record = (
     action: RecordedOperatorAction['action'],
     from?: Partial<OperatorAction>,
@@ -54,14 +65,14 @@ export function installOperatorHandlers(
     const stalled = step ?? status.parked?.step ?? status.waiting?.step;
     if (stalled && (action === 'retry' || action === 'resolve')) {
       entry.step = stalled;
-      entry.key = status.keys[stalled];
+      entry.key = state.calls.get(stalled)?.key ?? status.keys[stalled];
     }
     (status.operatorActions ??= []).push(entry);
     return entry;
   };
   const info = runtime.info();
-  // Only a reset gives a run another ID than the one its start event recorded (retries and
-  // continue-as-new start with their own).
+  // Only a reset gives a run another ID than the one its start event recorded (retries start
+  // with their own).
   if (info.runId !== info.originalExecutionRunId) {
     record('reset', {
       by: 'Temporal reset (who and why: the run history)',
@@ -69,33 +80,37 @@ export function installOperatorHandlers(
       reason: `run ${info.runId} reset from run ${info.originalExecutionRunId}; steps after the reset point run again with the entity's keys`,
     });
   }
-  const cancel = (request: CancelRequest) => {
+  const cancel = (request: CancelRequest, byTemporal = false) => {
     record('cancel', request);
-    // Repeated cancellations act once: only the first is recorded.
-    status.cancellation ??= {
-      reason: request.reason,
-      requestedAt: new Date(runtime.now()).toISOString(),
-    };
+    // Repeated cancellations act once: only the first is recorded as the run's.
+    if (!status.cancellation) {
+      status.cancellation = {
+        reason: request.reason,
+        requestedAt: new Date(runtime.now()).toISOString(),
+      };
+      hooks.cancel(request.reason);
+    }
+    // Temporal's cancel after the signal's still closes the run Canceled once it compensated.
+    if (byTemporal) status.cancellation.byTemporal = true;
+    hooks.react();
   };
   runtime.onQuery(channels.status, () => status);
-  runtime.onSignal(channels.cancel, cancel);
+  runtime.onSignal(channels.cancel, (request: CancelRequest) => cancel(request));
   // A run started to compensate a closed one is cancelled from its first moment.
   if (startCancelled) cancel(startCancelled);
-  runtime.onCancelRequested(() => {
-    cancel(TEMPORAL_CANCEL);
-    status.cancellation!.byTemporal = true;
-  });
+  runtime.onCancelRequested(() => cancel(TEMPORAL_CANCEL, true));
   const act = (action: 'retry' | 'resolve', request?: OperatorAction) => {
-    const { steps, refused } = targetsOf(stalls, action, request?.step);
-    const entry = record(action, request, steps.length === 1 ? steps[0] : request?.step);
-    if (refused !== undefined && stalls.current.size > 0) entry.refused = refused;
-    for (const step of steps)
-      stalls.pending.set(step, {
+    const { calls, refused } = targetsOf(state, action, request?.step);
+    const entry = record(action, request, calls.length === 1 ? calls[0]!.id : request?.step);
+    if (refused !== undefined && stalledCalls(state).length > 0) entry.refused = refused;
+    for (const call of calls)
+      call.request = {
         action,
         ...(action === 'resolve' && request?.result !== undefined
           ? { result: request.result }
           : {}),
-      });
+      };
+    hooks.react();
   };
   runtime.onSignal(retryStepSignal, (request?: OperatorAction) => act('retry', request));
   runtime.onSignal(resolveStepSignal, (request?: OperatorAction) => act('resolve', request));

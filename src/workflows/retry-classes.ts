@@ -17,18 +17,18 @@ export type RetryClass = 'foreign' | 'own';
 /** Attempts of the fast phase: the activity's own retries (0.5 + 1 + 2 s of backoff). */
 export const FAST_PHASE_ATTEMPTS = 4;
 /**
- * Pause between rounds of the slow phase (a durable timer in the workflow, then another fast
- * phase), as long as the transient window lasts. Long enough not to hammer a provider that is
- * down, short enough that runs resume within half a minute of its return. Also outlasts the
- * sandbox's 10 s lease, so a retry that met 409 gets the first request's stored response.
+ * Pause between attempts of a waiting round (the activity's own retry policy), as long as the
+ * transient window lasts, when the failure does not carry the worker's interval. Long enough
+ * not to hammer a provider that is down, short enough that runs resume within half a minute
+ * of its return. Also outlasts the sandbox's 10 s lease, so a retry that met 409 gets the
+ * first request's stored response.
  */
 export const SLOW_PHASE_INTERVAL_MS = 30_000;
 
 /**
  * Foreign effects over HTTP: the fast phase of Temporal's "fast/slow retries" pattern. A few
- * attempts in a few seconds absorb a blip; when they fail on a transient cause the step runner
- * waits SLOW_PHASE_INTERVAL_MS on a timer and runs another fast phase (one activity, a handful
- * of events per round: history stays small over an hour). A provider's Retry-After arrives as
+ * attempts in a few seconds absorb a blip; when they fail on a transient cause the step goes on
+ * in one waiting round (WaitingRound) for the rest of the window. A provider's Retry-After arrives as
  * the failure's nextRetryDelay. startToClose exceeds the provider client's 5 s timeout.
  * `nonRetryable`: the domain's business failures (a declined card), beside the engine's bugs.
  */
@@ -66,8 +66,8 @@ export function ownBudget(nonRetryable: readonly string[] = []): ActivityOptions
 /**
  * The settlement of a claim: one UPDATE, as a local activity (a marker in the workflow task
  * that ends the run, no activity task round trip), the `own` budget. Our own database being
- * down is the environment's fault, not the run's: the step runner waits it out on durable
- * timers for the transient window (a bound), then parks the run for an operator.
+ * down is the environment's fault, not the run's: the settlement waits it out in a waiting
+ * round (a regular activity) for the transient window (a bound), then parks for an operator.
  */
 export const SETTLE_BUDGET: LocalActivityOptions = ownBudget();
 
@@ -107,12 +107,24 @@ export interface StepTimeouts {
 }
 
 /**
- * The activity options of one call: its class's budget, the step's own business failures as
- * non-retryable (never another step's), and the step's own timeouts.
+ * The waiting round of a step whose fast phase met a transient cause: ONE activity whose own
+ * retry policy tries again every `intervalMs` (the worker's interval, or a provider's
+ * Retry-After, which arrives as the failure's nextRetryDelay) until `leftMs` (what is left of
+ * the transient window) has passed. Its attempts write no history events, so a wait of a day
+ * costs the run the same few events as a wait of a minute: the run's history is bounded by
+ * construction, with no continue-as-new. A cancel of the round (the run unwinds, an operator
+ * retries or resolves) stops further attempts at once; an attempt in flight finishes first
+ * (the activity's default WAIT_CANCELLATION_COMPLETED), so its outcome is never guessed.
  */
+export interface WaitingRound {
+  leftMs: number;
+  intervalMs: number;
+}
+
+/** The activity options of one call: its class's budget, or a waiting round's. */
 export function activityOptionsOf(
   retry: RetryClass | 'settle',
-  call: { nonRetryable?: readonly string[]; timeouts?: StepTimeouts },
+  call: { nonRetryable?: readonly string[]; timeouts?: StepTimeouts; round?: WaitingRound },
 ): ActivityOptions {
   const base =
     retry === 'settle'
@@ -120,8 +132,20 @@ export function activityOptionsOf(
       : retry === 'foreign'
         ? foreignBudget(call.nonRetryable)
         : ownBudget(call.nonRetryable);
+  const round = call.round;
   return {
     ...base,
+    ...(round
+      ? {
+          scheduleToCloseTimeout: Math.max(1, Math.round(round.leftMs)),
+          retry: {
+            initialInterval: round.intervalMs,
+            backoffCoefficient: 1,
+            maximumInterval: round.intervalMs,
+            nonRetryableErrorTypes: base.retry?.nonRetryableErrorTypes ?? [],
+          },
+        }
+      : {}),
     ...(call.timeouts?.timeout !== undefined ? { startToCloseTimeout: call.timeouts.timeout } : {}),
     ...(call.timeouts?.heartbeat !== undefined
       ? { heartbeatTimeout: call.timeouts.heartbeat }

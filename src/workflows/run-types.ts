@@ -1,18 +1,20 @@
 // The types the engine's run is built on (entity-run.ts): what a definition gives it, a step
-// as the body calls it, a compensation stack entry. Pure: types only.
+// as the body calls it, an undo. Pure: types only.
 import type { RetryClass, StepTimeouts } from './retry-classes';
 import type { ActivityCall } from './saga-runtime';
 import type { SagaResult, SagaStatus } from './saga-status';
 import type { ActivityMap, InStepClaim, SagaDefinition, StepContext } from './saga-types';
 
-/** One entry of the compensation stack: a compensation's call, as data. */
+/** An undo: a compensation's call, as data. */
 export interface StackEntry extends ActivityCall {
   /** The step it undoes. */
   step: string;
-  /** The number of the body's call that pushed it (a continued run finds it by this). */
-  seq?: number;
-  /** The compensation's own name (its key's last part). */
+  /** The compensation's own name. */
   name: string;
+  /** The item of the call it undoes, for a repeated step (`steps.reserve.each(item, …)`). */
+  item?: string;
+  /** Its idempotency key: `<kind>:<entityId>:<name>` (`:<item>` for a repeated step's). */
+  key: string;
 }
 
 /** What the engine needs of a workflow's definition, whichever form it was written in. */
@@ -49,7 +51,7 @@ export interface StepSpec {
   summary?: string;
   failures?: Readonly<Record<string, string>>;
   timeouts?: StepTimeouts;
-  /** Its compensation's call, pushed before the step runs (result unknown) and once it is known. */
+  /** Its compensation's call, set before the step runs (result unknown) and once it is known. */
   compensation?: (result?: unknown) => StackEntry;
 }
 

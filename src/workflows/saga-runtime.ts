@@ -1,10 +1,9 @@
-// What the saga runner needs of Temporal's workflow API, as one interface: the runner's logic
-// (steps, compensation stack, waits, parking) stays plain code that a unit test can drive with
-// a scripted runtime, and `workflowRuntime` is the real one. Workflow code.
+// What a run needs of Temporal's workflow API, as one interface: the run's logic (its phases,
+// calls, compensation, waits, parking) stays plain code that a unit test can drive with a
+// scripted runtime, and `workflowRuntime` is the real one. Workflow code.
 import {
   CancellationScope,
   condition,
-  continueAsNew,
   executeChild,
   getExternalWorkflowHandle,
   proxyActivities,
@@ -21,23 +20,26 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair, UpdateDefinition } from '@temporalio/common';
 import type { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
-import { activityOptionsOf, type RetryClass, type StepTimeouts } from './retry-classes';
+import {
+  activityOptionsOf,
+  type RetryClass,
+  type StepTimeouts,
+  type WaitingRound,
+} from './retry-classes';
 import type { CancelRequest, SagaStatus } from './saga-status';
 
 /** The run as the claim knows it, and what a reset changes. */
 export interface RunInfo {
   workflowId: string;
   runId: string;
-  /** Kept by retries, continue-as-new and a reset: the claim's owner is this. */
+  /** Kept by retries and a reset: the claim's owner is this. */
   firstExecutionRunId: string;
   /** The run ID its start event recorded: another one only after a reset. */
   originalExecutionRunId: string;
   /** When the chain started (kept by a reset). */
   startTime: Date;
   runStartTime: Date;
-  /** Temporal suggests continuing as new (the history nears its limits). */
-  continueAsNewSuggested: boolean;
-  /** Events in the run's history so far. */
+  /** Events in the run's history so far (the run's budgets read it: run-budget.ts). */
   historyLength: number;
 }
 
@@ -47,7 +49,7 @@ export interface ActivityCall {
   input: unknown;
   /** A step's class, or `settle` (the claim's settlement: a local activity retried until it answers). */
   retry: RetryClass | 'settle';
-  /** Run as a local activity (a marker, no activity task round trip). */
+  /** Run as a local activity (a marker, no activity task round trip); a waiting round never is. */
   local: boolean;
   /** The Web UI's one line for the call: the entity and the key. */
   summary: string;
@@ -55,6 +57,18 @@ export interface ActivityCall {
   nonRetryable?: readonly string[];
   /** This step's own timeouts, over its class's. */
   timeouts?: StepTimeouts;
+  /** Set for a waiting round: one activity retried by Temporal for the rest of the window. */
+  round?: WaitingRound;
+}
+
+/**
+ * A call in flight: its result, and `cancel`, which stops it: no attempt starts after it, an
+ * attempt in flight finishes first (the result then says how it ended: completed, failed, or
+ * an ActivityFailure caused by a CancelledFailure). Cancelling a settled call does nothing.
+ */
+export interface InFlight<T = unknown> {
+  result: Promise<T>;
+  cancel(): void;
 }
 
 /** A child workflow of a step: its type, ID and input. */
@@ -76,12 +90,13 @@ export interface SagaRuntime {
   sleep(ms: number): Promise<void>;
   /** Workflow time in ms (deterministic on replay). */
   now(): number;
-  execute(call: ActivityCall): Promise<unknown>;
+  /** Starts one activity call (the class's budget, or a waiting round's). */
+  execute(call: ActivityCall): InFlight;
   /**
-   * Runs a child workflow; `abandon` (asked while it runs) cancels it: Temporal asks the child
-   * to cancel and the promise ends with the child's cancellation.
+   * Starts a child workflow; `cancel` asks Temporal to cancel it and the result then ends with
+   * the child's cancellation.
    */
-  executeChild(call: ChildCall, cancelWhen: () => boolean): Promise<unknown>;
+  executeChild(call: ChildCall): InFlight;
   signal(
     workflowId: string,
     signal: SignalDefinition<[CancelRequest]>,
@@ -99,12 +114,10 @@ export interface SagaRuntime {
    * cancel`, a batch cancel): `handler` runs once when it is requested.
    */
   onCancelRequested(handler: () => void): void;
-  /** Continues the run as new with `input` (the same workflow type); never returns. */
-  continueAsNew(input: unknown): Promise<never>;
   /**
-   * Runs `fn` where Temporal's cancellation cannot interrupt it: the saga notices a
-   * cancellation itself (onCancelRequested), finishes or waits out the call in flight, and
-   * unwinds; nothing is abandoned half-way with its outcome unknown.
+   * Runs `fn` where Temporal's cancellation cannot interrupt it: the run notices a
+   * cancellation itself (onCancelRequested), stops its calls in flight (each finishes its
+   * attempt) and unwinds; nothing is abandoned half-way with its outcome unknown.
    */
   shielded<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -140,24 +153,25 @@ export function workflowRuntime(): SagaRuntime {
     sleep: (ms) => sleep(ms),
     now: () => Date.now(),
     execute: (call) => {
+      // A waiting round is a regular activity even for a local step: Temporal's retries of a
+      // regular activity write no history events, a local activity's long backoff does.
+      const asLocal = call.local && call.round === undefined;
       const options: ActivityOptions = activityOptionsOf(call.retry, call);
-      return (call.local ? local : remote)[call.activity]!.executeWithOptions(
-        { ...options, summary: call.summary },
-        [call.input],
+      return inScope(() =>
+        (asLocal ? local : remote)[call.activity]!.executeWithOptions(
+          { ...options, summary: call.summary },
+          [call.input],
+        ),
       );
     },
-    executeChild: (call, cancelWhen) => {
-      const scope = new CancellationScope();
-      // Conditions cost no command: the child is asked to cancel once the saga is.
-      void condition(cancelWhen).then(() => scope.cancel());
-      return scope.run(() =>
+    executeChild: (call) =>
+      inScope(() =>
         executeChild(call.workflowType, {
           workflowId: call.workflowId,
           args: [call.input],
           staticSummary: call.summary,
         }),
-      );
-    },
+      ),
     signal: (workflowId, signal, request) =>
       getExternalWorkflowHandle(workflowId).signal(signal, request),
     onSignal: (signal, handler) => setHandler(signal, handler),
@@ -167,6 +181,14 @@ export function workflowRuntime(): SagaRuntime {
       root.cancelRequested.catch(handler);
     },
     shielded: (fn) => CancellationScope.nonCancellable(fn),
-    continueAsNew: (input) => continueAsNew(input),
   };
+}
+
+/**
+ * Runs `start` in a scope of its own, cancellable by the run (inside the shielded one, so only
+ * the run's own decision cancels it, never Temporal's request on the whole run).
+ */
+function inScope<T>(start: () => Promise<T>): InFlight<T> {
+  const scope = new CancellationScope();
+  return { result: scope.run(start), cancel: () => scope.cancel() };
 }

@@ -63,9 +63,15 @@ export interface Attention {
   cause: string;
   /** When the step first failed in this episode (ISO, workflow time). */
   since: string;
-  /** Attempts made so far (the activity's own retries included). */
+  /**
+   * Waiting: until when at most (ISO); its attempts and the next one's time are the pending
+   * activity's (describe, the Web UI's pending activities), retried by Temporal.
+   */
+  until?: string;
+  /** Parked: episodes so far (the first, then one per operator retry). */
+  episodes?: number;
+  /** Runs of an earlier version: attempts made so far and the next try (ISO). */
   attempt?: number;
-  /** Waiting: when the next attempt starts (ISO). */
   nextTryAt?: string;
   /** What an operator should (or need not) do. */
   action: string;
@@ -93,8 +99,11 @@ export interface SagaStatus {
   keys: Record<string, string>;
   /** Set while parked in needs_attention: the step that ran out of budget and why. */
   parked?: { step: string; error: string; since: string };
-  /** Set while a step waits on a transient cause (step `waiting`): memo `attention` too. */
-  waiting?: { step: string; cause: string; since: string; attempt: number; nextTryAt: string };
+  /**
+   * Set while a step waits on a transient cause (step `waiting`): memo `attention` too. Its
+   * attempts are Temporal's retries of one activity: the pending activity shows them.
+   */
+  waiting?: { step: string; cause: string; since: string; until: string };
   /** Every operator action received (retry, resolve, cancel), in order. */
   operatorActions?: RecordedOperatorAction[];
   /** Set once a cancellation arrived; `byTemporal` when it came through Temporal's own cancel. */

@@ -1,6 +1,6 @@
 // The step table: a saga read top to bottom, like Temporal's saga sample, as sugar over the
-// engine's step primitive (entity-run.ts): each row is one activity whose idempotency key
-// comes from the entity and the row's name, its compensation pushed before it runs; a row may
+// engine's step primitive (run-step.ts): each row is one activity whose idempotency key
+// comes from the entity and the row's name, its undo set before it runs; a row may
 // run only for some runs (`when`) or publish an event. A business failure or a cancellation
 // unwinds the stack; the entity's claim decides whether this run acts at all. Workflow code.
 import { PUBLISH_ACTIVITY } from '../activities/publish-contract';
@@ -67,6 +67,7 @@ function entryOf<TData>(
   return {
     step,
     name: comp.name,
+    key: ctx.key,
     activity: String(comp.activity),
     input,
     retry: comp.retry,

@@ -20,30 +20,42 @@ function escapeKeyPart(text: string): string {
   return out;
 }
 
+/** Longest item ID a key keeps as it is; a longer one is its hash (`~` and 32 hex digits). */
+const MAX_ITEM_PART = 64;
+
 /**
- * The idempotency key of a step: `<kind>:<entityId>:<step>` (orders: `order:<orderId>:charge`).
- * Derived from the business intent (the entity and the step), never from the workflow ID, so
- * a second workflow for the same entity (a producer re-send under a fresh identity) would hit
- * the same keys even if it got past the claim; never random or time-based, so retries, worker
- * crashes, resets and a cancellation workflow all use the same key. At most MAX_KEY_LENGTH
- * ASCII characters whatever the entity ID: a longer one keeps a readable head and ends with
- * `~` and 32 hex digits of the SHA-256 of the entity ID. Throws on a kind or step that is not
- * a short lower-case name (a programming error, caught by the first test that runs the step).
+ * The idempotency key of a step: `<kind>:<entityId>:<step>` (orders: `order:<orderId>:charge`),
+ * and of one item's call of a repeated step `<kind>:<entityId>:<step>:<item>` (a cart's
+ * `cart:c-1:reserve:apple`). Derived from the business intent (the entity, the step, the item),
+ * never from the workflow ID, so a second workflow for the same entity (a producer re-send
+ * under a fresh identity) would hit the same keys even if it got past the claim; never random
+ * or time-based, so retries, worker crashes, resets and a cancellation workflow all use the
+ * same key. At most MAX_KEY_LENGTH ASCII characters whatever the IDs: a longer entity ID keeps
+ * a readable head and ends with `~` and 32 hex digits of its SHA-256, an item ID longer than
+ * 64 characters is its hash. Throws on a kind or step that is not a short lower-case name, or
+ * an empty item (a programming error, caught by the first test that runs the step).
  */
-export function stepKey(kind: string, entityId: string, step: string): string {
+export function stepKey(kind: string, entityId: string, step: string, item?: string): string {
   if (!KEY_NAME.test(kind) || !KEY_NAME.test(step)) {
     throw new TypeError(
       `key kind ${JSON.stringify(kind)} and step ${JSON.stringify(step)} must be lower-case names`,
     );
   }
+  if (item !== undefined && item.length === 0)
+    throw new TypeError(`the item of step ${JSON.stringify(step)} must not be empty`);
+  let tail = step;
+  if (item !== undefined) {
+    const part = escapeKeyPart(item);
+    tail += `:${part.length <= MAX_ITEM_PART ? part : `~${sha256Hex(item).slice(0, 32)}`}`;
+  }
   const escaped = escapeKeyPart(entityId);
-  const full = `${kind}:${escaped}:${step}`;
+  const full = `${kind}:${escaped}:${tail}`;
   if (full.length <= MAX_KEY_LENGTH) return full;
   const hash = sha256Hex(entityId).slice(0, 32);
-  const room = MAX_KEY_LENGTH - `${kind}:~${hash}:${step}`.length;
+  const room = MAX_KEY_LENGTH - `${kind}:~${hash}:${tail}`.length;
   // Never cut an escape (`%C3`) in half: the head stays valid, readable text.
   const head = escaped.slice(0, room).replace(/%[0-9A-F]?$/, '');
-  return `${kind}:${head}~${hash}:${step}`;
+  return `${kind}:${head}~${hash}:${tail}`;
 }
 
 /** Every named step's key for one entity: what a run's `status.keys` holds. */

@@ -8,13 +8,15 @@ import type { ClaimCandidate } from '../db/entity-claim';
 import type { RetryClass, StepTimeouts } from './retry-classes';
 import type { SagaStatus } from './saga-status';
 import type { ActivityMap, InStepClaim, SagaDefinition, StepContext } from './saga-types';
-import type { WaitOptions } from './run-waits';
+import type { WaitOptions, WaitResult } from './run-waits';
 
 /** An activity's input without `key`: the engine adds the step's key. */
 export type StepInput<I> = I extends object ? Omit<I, 'key'> : I;
 
-/** What a compensation's input is built from: the run, and the step's input and result. */
+/** What a compensation's input is built from: the run, and the step's item, input and result. */
 export type CompensationContext<TData, I, R> = StepContext<TData> & {
+  /** The item of the call it undoes (`steps.x.each(item, …)`); absent for a single call. */
+  item?: string;
   /** The step's input; absent when compensating on behalf of a closed owner. */
   input?: StepInput<I>;
   /** The step's result; absent while unknown (the step failed, timed out or never ran). */
@@ -94,15 +96,35 @@ export interface PublishDeclaration {
 export type StepDeclaration<TData, A extends ActivityMap> =
   ActivityStepDeclaration<TData, A> | PublishDeclaration;
 
-/** How the body calls a declared step: input without `key`, the activity's result back. */
+/** A call of a step: input without `key`, the activity's result back. */
+type StepCallOf<I, R> =
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "no field is required"
+  {} extends StepInput<I>
+    ? (input?: StepInput<I>) => Promise<R>
+    : (input: StepInput<I>) => Promise<R>;
+
+/** One item's call of a repeated step: its item ID first, then the input. */
+type EachCallOf<I, R> =
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "no field is required"
+  {} extends StepInput<I>
+    ? (item: string, input?: StepInput<I>) => Promise<R>
+    : (item: string, input: StepInput<I>) => Promise<R>;
+
+/**
+ * How the body calls a declared step: `steps.x(input)` once per run (key
+ * `<kind>:<entityId>:x`), or `steps.x.each(item, input)` once per item (key
+ * `<kind>:<entityId>:x:<item>`, its undo likewise); a second call of either for the same
+ * item is refused with a WorkflowDefinitionError naming the step.
+ */
 export type StepFunction<D, A extends ActivityMap> = D extends { activity: infer K }
   ? K extends keyof A
-    ? // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "no field is required"
-      {} extends StepInput<Parameters<A[K]>[0]>
-      ? (input?: StepInput<Parameters<A[K]>[0]>) => Promise<Awaited<ReturnType<A[K]>>>
-      : (input: StepInput<Parameters<A[K]>[0]>) => Promise<Awaited<ReturnType<A[K]>>>
+    ? StepCallOf<Parameters<A[K]>[0], Awaited<ReturnType<A[K]>>> & {
+        each: EachCallOf<Parameters<A[K]>[0], Awaited<ReturnType<A[K]>>>;
+      }
     : never
-  : (data: object) => Promise<PublishEventResult>;
+  : ((data: object) => Promise<PublishEventResult>) & {
+      each: (item: string, data: object) => Promise<PublishEventResult>;
+    };
 
 /** What the body of a code-first workflow receives. */
 export interface WorkflowContext<TData, A extends ActivityMap, S, TExtra extends object> {
@@ -122,15 +144,16 @@ export interface WorkflowContext<TData, A extends ActivityMap, S, TExtra extends
   /** A durable timer; shown as Step `sleeping`. @example await sleep('reminder', '14 days') */
   sleep(label: string, duration: Duration): Promise<void>;
   /**
-   * Waits for a signal or an update until the timeout; `undefined` when the deadline passed.
-   * Shown as Step `awaiting_<label>`.
+   * Waits for a signal or an update (one argument) until the timeout: `{ timedOut: false,
+   * value }` when it arrived, `{ timedOut: true }` when the deadline passed first. Shown as
+   * Step `awaiting_<label>`. A signal sent before the wait is kept for it.
    * @example const approval = await waitFor('approval', approvePayout, { timeout: '2 days' })
    */
   waitFor<T>(
     label: string,
     on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
-    options: WaitOptions,
-  ): Promise<T | undefined>;
+    options: WaitOptions<T>,
+  ): Promise<WaitResult<T>>;
   /**
    * A child workflow with the ID `<workflowId>/<name>`; cancelling this run cancels it.
    * @example const receipt = await child('receipt', 'sendReceipt', { data, event })

@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
-import type { SignalDefinition } from '@temporalio/workflow';
 import { runSaga } from '../../../src/workflows/saga';
-import type { ActivityCall, SagaRuntime } from '../../../src/workflows/saga-runtime';
+import { scriptedRuntime } from './scripted-runtime';
 import type { SagaDefinition } from '../../../src/workflows/saga-types';
 import type { ActivityMap } from '../../../src/workflows/saga-types';
 import { ORDER_SAGA } from '../../../src/domains/orders/workflows/order-fulfillment';
@@ -43,46 +42,16 @@ const input: EventWorkflowInput<OrderPlacedData> = {
  * claimCancelledOrder answers `claim`. Records every activity call.
  */
 function scriptedRun(claim: Record<string, unknown>) {
-  const calls: ActivityCall[] = [];
-  const runtime: SagaRuntime = {
-    info: () => ({
-      workflowId: WORKFLOW_ID,
-      runId: RUN_ID,
-      firstExecutionRunId: RUN_ID,
-      originalExecutionRunId: RUN_ID,
-      startTime: new Date('2026-11-24T22:39:59Z'),
-      runStartTime: new Date('2026-11-24T22:39:59Z'),
-      continueAsNewSuggested: false,
-      historyLength: 10,
-    }),
-    startedWith: () => true,
-    upsertSearchAttributes: () => undefined,
-    upsertMemo: () => undefined,
-    setCurrentDetails: () => undefined,
-    condition: async () => true,
-    sleep: async () => undefined,
-    now: () => Date.parse('2026-11-24T22:42:19Z'),
-    execute: async (call) => {
-      calls.push(call);
+  const s = scriptedRuntime(
+    (call) => {
       if (call.activity === 'claimCancelledOrder') return { kind: 'owner', claim };
       if (call.activity === 'releaseInventory') return { released: true, repeated: false };
       return {};
     },
-    signal: async () => undefined,
-    onSignal: <A extends unknown[]>(signal: SignalDefinition<A>, handler: (...a: A) => void) => {
-      if (signal.name === 'cancelOrder')
-        (handler as unknown as (r: unknown) => void)({ reason: 'customer request', by: 'test' });
-    },
-    onQuery: () => undefined,
-    onUpdate: () => undefined,
-    executeChild: async () => undefined,
-    onCancelRequested: () => undefined,
-    shielded: (fn) => fn(),
-    continueAsNew: async () => {
-      throw new Error('continue as new is not scripted here');
-    },
-  };
-  return { run: () => runSaga(ORDERS, input, runtime), calls };
+    { workflowId: WORKFLOW_ID },
+  );
+  s.signalBeforeStart('cancelOrder', { reason: 'customer request', by: 'test' });
+  return { run: () => runSaga(ORDERS, input, s.runtime), calls: s.calls };
 }
 
 const ownClaim = (extra: Record<string, unknown>) => ({

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
 import { statusQuery, type SagaStatus } from '../../../src/workflows/saga-status';
-import { inputOf, scriptedRuntime, turns } from './scripted-runtime';
+import { inputOf, scriptedRuntime } from './scripted-runtime';
 
 type Acts = { charge(i: { key: string }): Promise<void> };
 
@@ -45,7 +45,7 @@ describe('a waiting step whose window is spent', () => {
       inputOf({ id: 'r-1' }),
       scripted.runtime,
     );
-    await turns(500);
+    await scripted.idle();
     const status = scripted.query<SagaStatus>(statusQuery.name);
     assert.equal(status.step, 'needs_attention');
     assert.equal(status.parked?.step, 'charge');

@@ -1,6 +1,12 @@
 // The order workflows' calls that are not steps of the fulfillment table (the cancellation
 // workflow's lookup and compensations), declared once and grouped by retry class. Workflow code.
-import { proxyForeign, proxyOwn } from '../../../workflows/retry-classes';
+import { proxyActivities } from '@temporalio/workflow';
+import {
+  activityOptionsOf,
+  proxyForeign,
+  proxyOwn,
+  type WaitingRound,
+} from '../../../workflows/retry-classes';
 import type { OrderActivities } from '../activities';
 
 /** Our own database: the owner lookup and the release, regular activities. */
@@ -22,8 +28,14 @@ export const orderCalls = {
       { summary: `find the owner of order ${input.orderId}` },
       [input],
     ),
-  refund: (input: Input<'refundPayment'>) =>
-    foreign.refundPayment.executeWithOptions(
+  /** The refund; `round`: its waiting round through a provider outage (outage-wait.ts). */
+  refund: (input: Input<'refundPayment'>, round?: WaitingRound) =>
+    (round
+      ? proxyActivities<Pick<OrderActivities, 'refundPayment'>>(
+          activityOptionsOf('foreign', { round }),
+        )
+      : foreign
+    ).refundPayment.executeWithOptions(
       { summary: `refund order ${input.orderId} · ${input.key}` },
       [input],
     ),

@@ -1,13 +1,12 @@
 import {
   getExternalWorkflowHandle,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { nothingToCompensate } from '../../../db/entity-claim';
 import type { EventWorkflowInput } from '../../../events/workflow-input';
 import { SEARCH_ATTRIBUTE } from '../../../temporal/search-attributes';
-import { retryTransient } from '../../../workflows/step-runner';
+import { waitOutTransient } from '../../../workflows/outage-wait';
 import type { SettledState } from './order-claim';
 import { orderCalls } from './order-calls';
 import { cancelOrderSignal, stepKeys } from './order-definitions';
@@ -98,8 +97,8 @@ export async function orderCancellation(
   setStep('compensating');
   const keys = stepKeys(orderId);
   // A provider outage must not fail the cancellation: the refund waits it out (same key).
-  const refund = await retryTransient({ sleep, now: () => Date.now() }, () =>
-    orderCalls.refund({ key: keys.refund, orderId }),
+  const refund = await waitOutTransient((round) =>
+    orderCalls.refund({ key: keys.refund, orderId }, round),
   );
   // The release settles the owner's claim `refunded` in its own transaction: no extra call.
   const ownerRunId = 'runId' in found ? found.runId : undefined;

@@ -103,7 +103,7 @@ export interface OrderStatus {
   /** Set while parked in needs_attention: the step that ran out of budget and why. */
   parked?: { step: StepName; error: string; since: string };
   /** Set while a step waits on a transient cause (step `waiting`): memo `attention` too. */
-  waiting?: { step: StepName; cause: string; since: string; attempt: number; nextTryAt: string };
+  waiting?: { step: StepName; cause: string; since: string; until: string };
   /** Every operator action received (retry, resolve, cancel), in order. */
   operatorActions?: Array<RecordedOperatorAction & { step?: StepName }>;
   cancellation?: { reason: string; requestedAt: string };

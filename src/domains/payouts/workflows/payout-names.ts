@@ -28,3 +28,9 @@ export interface PayoutApproval {
  * `temporal workflow update execute --workflow-id <id> --name approvePayout --input '{"approved":true,"by":"ada"}'`
  */
 export const approvePayoutUpdate = defineUpdate<void, [PayoutApproval]>('approvePayout');
+
+/** Refuses an approval update without its answer: its sender hears why, the payout waits on. */
+export function checkApproval(answer: PayoutApproval | undefined): void {
+  if (typeof answer?.approved !== 'boolean' || typeof answer.by !== 'string' || !answer.by)
+    throw new Error('an approval says {"approved": true|false, "by": "<who>"}');
+}

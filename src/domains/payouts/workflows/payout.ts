@@ -10,6 +10,7 @@ import type { PayoutRequestedData } from '../payout-events';
 import {
   APPROVAL_WINDOW,
   approvePayoutUpdate,
+  checkApproval,
   PAYOUT_FAILURES,
   PAYOUT_KEY_KIND,
   PAYOUTS_DOMAIN,
@@ -49,10 +50,13 @@ export const payout = defineWorkflow<PayoutRequestedData, PayoutActivities>()({
       amountMinor: data.amountMinor,
     });
     if (needsApproval) {
-      const answer = await waitFor('approval', approvePayoutUpdate, { timeout: APPROVAL_WINDOW });
-      if (!answer) return fail('expired', `no approval within ${APPROVAL_WINDOW}`);
-      if (!answer.approved)
-        return fail('rejected', `rejected by ${answer.by}: ${answer.reason ?? ''}`);
+      const answer = await waitFor('approval', approvePayoutUpdate, {
+        timeout: APPROVAL_WINDOW,
+        validate: checkApproval,
+      });
+      if (answer.timedOut) return fail('expired', `no approval within ${APPROVAL_WINDOW}`);
+      if (!answer.value.approved)
+        return fail('rejected', `rejected by ${answer.value.by}: ${answer.value.reason ?? ''}`);
     }
     const { transferId } = await steps.transfer({
       payoutId: data.payoutId,

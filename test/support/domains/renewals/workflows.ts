@@ -61,8 +61,10 @@ export const renewal = defineWorkflow<RenewalData, RenewalActivities>()({
       const answer = await waitFor('approval', approveRenewal, {
         timeout: data.approvalTimeout ?? '1 day',
       });
-      if (!answer) return fail('expired', 'no approval in time');
-      if (!answer.approved) return fail('refused', `refused by ${answer.by}`);
+      if (answer.timedOut) return fail('expired', 'no approval in time');
+      // A signal cannot be refused: one without its answer refuses nothing and approves nothing.
+      if (answer.value?.approved !== true)
+        return fail('refused', `refused by ${answer.value?.by ?? 'a signal without an answer'}`);
     }
     const { chargeId } = await steps.charge({ amountMinor: data.amountMinor });
     await Promise.all([steps['seat-a']({ seat: 'a' }), steps['seat-b']({ seat: 'b' })]);

@@ -57,7 +57,7 @@ describe('order current details (Web UI)', () => {
     assert.match(conflict, /order conflict/);
   });
 
-  it('when waiting on a transient cause, says for whom, since when, the attempt and the next try', () => {
+  it('when waiting on a transient cause, says for whom, since when and until when at most', () => {
     const text = currentDetailsOf({
       ...base(),
       step: 'waiting',
@@ -65,13 +65,12 @@ describe('order current details (Web UI)', () => {
         step: 'charge',
         cause: 'ProviderUnreachableError: POST /v1/charges got no response (ECONNREFUSED)',
         since: '2026-11-22T10:41:00.000Z',
-        attempt: 14,
-        nextTryAt: '2026-11-22T10:47:30.000Z',
+        until: '2026-11-22T11:41:00.000Z',
       },
     });
     assert.match(
       text,
-      /waiting\*\* for the payment provider since 10:41:00 UTC, attempt 14, next try in -?\d+ s \(at 10:47:30 UTC\)/,
+      /waiting\*\* for the payment provider since 10:41:00 UTC, retried by Temporal until 11:41:00 UTC at most/,
     );
     assert.match(text, /ECONNREFUSED/);
     assert.match(text, /order:o-1:charge/);

@@ -1,0 +1,202 @@
+// How one call of a run (a step, an undo, the claim, the settlement) retries, waits and parks,
+// for every domain. Transient causes (a provider down, a timeout, 429, 5xx, 409 in flight, our
+// database failing over) follow Temporal's "fast/slow retries" pattern: the fast round is the
+// activity's own few quick attempts; if they fail on a transient cause the call waits in ONE
+// waiting round, an activity Temporal retries every interval until the transient window is
+// spent (attempts write no history events, so a day's wait costs what a minute's does), and
+// only then parks. Anything else that is not a business outcome parks at once. A parked call
+// waits for an operator (retryStep, resolveStep) or for the run to stop it. A stop (the run
+// unwinds) or an operator's request interrupts the waiting round: no attempt starts after it,
+// and an attempt in flight finishes first, so an outcome is never guessed. Workflow code.
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { businessFailureOf, describeFailure, transientCauseOf } from './failures';
+import { SLOW_PHASE_INTERVAL_MS, type WaitingRound } from './retry-classes';
+import { visibleStep, type CallRecord, type RunState } from './run-state';
+import type { ActivityCall, SagaRuntime } from './saga-runtime';
+import type { SagaStatus } from './saga-status';
+import type { StallFace } from './stall-face';
+
+/** How a call ended, when it did not throw a business failure. */
+export type CallOutcome =
+  { kind: 'done'; value: unknown } | { kind: 'resolved'; value?: unknown } | { kind: 'stopped' };
+
+/** One call as the run plans it. */
+export interface CallPlan {
+  call: ActivityCall;
+  /** What the status says while it runs (`charging`, `compensating`). */
+  running: string;
+  /** Business failure types: thrown to the caller instead of parking. */
+  failures?: readonly string[];
+  /**
+   * Run when an operator resolves the call: its value is the call's; a throw refuses the
+   * resolve (the call stays parked) with the error as the reason.
+   */
+  verifyResolve?: () => Promise<unknown>;
+  /** Record no recovery point (the claim's settlement is not a step of the saga). */
+  unrecorded?: boolean;
+  /** Set when the call may not start (the history budget): it parks with this cause. */
+  refusal?: string;
+}
+
+export interface RoundsContext {
+  runtime: SagaRuntime;
+  state: RunState;
+  status: SagaStatus;
+  face: StallFace;
+  setStep(step: string): void;
+  /** Whether the run stops this call now (run-state.ts shouldStop). */
+  stopped(call: CallRecord): boolean;
+  /** Why an operator retry may not be taken now (the history budget), or undefined. */
+  retryRefusal(): string | undefined;
+  /** Records that an operator's request of `call` was refused, and why. */
+  refuse(call: string, reason: string): void;
+}
+
+type Attempt = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+/**
+ * The deepest failure's own words behind a waiting round that ended (its window spent): the
+ * last attempt's cause, not the timeout that stopped the round.
+ */
+function lastCauseOf(err: unknown): string {
+  let at: unknown = err instanceof ActivityFailure ? err.cause : err;
+  while (at instanceof Error && !(at instanceof ApplicationFailure) && at.cause) at = at.cause;
+  return describeFailure(at);
+}
+
+/** Runs one call: see the file's header. Throws the activity's business failure, if any. */
+export async function runCall(
+  ctx: RoundsContext,
+  record: CallRecord,
+  plan: CallPlan,
+): Promise<CallOutcome> {
+  const { runtime, status, face, state } = ctx;
+  const failures = plan.failures ?? [];
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const stopped = () => ctx.stopped(record);
+  /** The window this call learned from its failures (an activity timeout carries none). */
+  let learnedWindowMs: number | undefined;
+
+  const attempt = async (round?: WaitingRound): Promise<Attempt> => {
+    const inFlight = runtime.execute(round ? { ...plan.call, round } : plan.call);
+    record.interrupt = inFlight.cancel;
+    try {
+      return { ok: true, value: await inFlight.result };
+    } catch (err) {
+      return { ok: false, err };
+    } finally {
+      record.interrupt = undefined;
+    }
+  };
+  /** How long the last waiting round lasted, until the memo's `waited` totals have it. */
+  let waitEnded: number | undefined;
+  const takeWait = () => {
+    const ms = waitEnded;
+    waitEnded = undefined;
+    return ms;
+  };
+  /** Leaves a stall: the call's status, Step and memo no longer say it. */
+  const unstall = () => {
+    if (!record.stall) return;
+    record.stall = undefined;
+    face.cleared(record, plan.running, takeWait());
+  };
+  const end = (kind: 'done' | 'resolved' | 'stopped', value?: unknown) => {
+    record.state = kind;
+    unstall();
+    if (kind !== 'stopped' && !plan.unrecorded)
+      status.recoveryPoints.push({ step: record.id, at: iso(runtime.now()), how: kind });
+    if (kind === 'done') return { kind, value } as const;
+    if (kind === 'resolved') return value === undefined ? { kind } : { kind, value };
+    return { kind } as const;
+  };
+  const failed = (err: unknown): never => {
+    record.state = 'failed';
+    unstall();
+    throw err;
+  };
+  const park = (cause: string) => {
+    const sinceMs = record.stall?.sinceMs ?? runtime.now();
+    record.state = 'parked';
+    record.stall = { cause, sinceMs };
+    face.parked(record, plan.running, takeWait());
+  };
+
+  let refusal = plan.refusal;
+  for (;;) {
+    if (refusal !== undefined) {
+      park(refusal);
+    } else {
+      record.state = 'running';
+      ctx.setStep(visibleStep(state, plan.running));
+      let got = await attempt();
+      if (got.ok) return end('done', got.value);
+      if (businessFailureOf(got.err, failures)) failed(got.err);
+      if (stopped()) return end('stopped');
+      const cause = describeFailure(got.err);
+      const transient = transientCauseOf(got.err, learnedWindowMs);
+      if (transient) {
+        learnedWindowMs = transient.windowMs;
+        const sinceMs = runtime.now();
+        const untilMs = sinceMs + transient.windowMs;
+        record.state = 'waiting';
+        record.stall = { cause, sinceMs, untilMs };
+        face.waiting(record, plan.running);
+        got = await attempt({
+          leftMs: untilMs - runtime.now(),
+          intervalMs: Math.max(
+            transient.intervalMs ?? SLOW_PHASE_INTERVAL_MS,
+            transient.retryAfterMs ?? 0,
+          ),
+        });
+        waitEnded = runtime.now() - sinceMs;
+        if (got.ok) return end('done', got.value);
+        if (businessFailureOf(got.err, failures)) failed(got.err);
+        if (stopped()) return end('stopped');
+        // Interrupted by an operator's request (taken below), or the window is spent.
+        if (!record.request)
+          park(`${lastCauseOf(got.err)} (waited until ${iso(untilMs)}, the transient window)`);
+      } else park(cause);
+    }
+    refusal = undefined;
+    // Parked (or an operator's request interrupted the wait): an operator decides.
+    for (;;) {
+      if (!record.request && !stopped()) {
+        if (record.state !== 'parked') park(record.stall?.cause ?? 'interrupted');
+        await runtime.condition(() => record.request !== undefined || stopped());
+      }
+      if (stopped()) return end('stopped');
+      const request = record.request!;
+      record.request = undefined;
+      if (request.action === 'resolve') {
+        let value = request.result;
+        if (plan.verifyResolve) {
+          try {
+            value = await plan.verifyResolve();
+          } catch (err) {
+            ctx.refuse(record.id, describeFailure(err));
+            continue;
+          }
+        }
+        return end('resolved', value);
+      }
+      const no = ctx.retryRefusal();
+      if (no !== undefined) {
+        ctx.refuse(record.id, no);
+        continue;
+      }
+      // Retried: a new episode with the same key, its fast round first.
+      record.episodes++;
+      unstall();
+      break;
+    }
+  }
+}
+
+/**
+ * Whether a call's attempt in flight is to be interrupted now: the run stops it, or an
+ * operator asked something of it while it waits (its waiting round gives way at once).
+ */
+export function interruptWanted(call: CallRecord, stop: boolean): boolean {
+  return call.interrupt !== undefined && (stop || (call.state === 'waiting' && !!call.request));
+}
