@@ -236,7 +236,13 @@ export function createEntityRun<TData, TExtra extends object>(
       if (err instanceof NotOwner) {
         owner = err.verdict;
         if (state.phase === 'running' || state.phase === 'claiming') state.phase = 'ending';
-      } else if (err instanceof StepFailure || err instanceof RunEnded)
+      } else if (err instanceof StepFailure)
+        endRun(state, {
+          outcome: err.outcome,
+          reason: `${err.step}: ${err.reason}`,
+          cause: 'failure',
+        });
+      else if (err instanceof RunEnded)
         endRun(state, { outcome: err.outcome, reason: err.reason, cause: 'failure' });
       else if (!(err instanceof RunInterrupted) || !state.ending)
         endRun(state, { outcome: 'failed', reason: describeFailure(err), cause: 'error' });

@@ -3,7 +3,13 @@ import { CancelledFailure } from '@temporalio/common';
 import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
 import { StepFailure } from '../../../src/workflows/run-errors';
 import type { ActivityCall } from '../../../src/workflows/saga-runtime';
-import { businessFailure, deferred, inputOf, scriptedRuntime, turns } from './scripted-runtime';
+import {
+  businessFailure,
+  deferred,
+  inputOf,
+  scriptedRuntime,
+  turns,
+} from '../../support/emulator/runtime';
 
 type Renewal = { subscriptionId: string; amountMinor: number; giftWrap?: boolean };
 type Acts = {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { runSaga } from '../../../src/workflows/saga';
-import { scriptedRuntime } from './scripted-runtime';
+import { scriptedRuntime } from '../../support/emulator/runtime';
 import type { SagaDefinition } from '../../../src/workflows/saga-types';
 import type { ActivityMap } from '../../../src/workflows/saga-types';
 import { ORDER_SAGA } from '../../../src/domains/orders/workflows/order-fulfillment';

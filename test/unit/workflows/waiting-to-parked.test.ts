@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
 import { statusQuery, type SagaStatus } from '../../../src/workflows/saga-status';
-import { inputOf, scriptedRuntime } from './scripted-runtime';
+import { inputOf, scriptedRuntime } from '../../support/emulator/runtime';
 
 type Acts = { charge(i: { key: string }): Promise<void> };
 

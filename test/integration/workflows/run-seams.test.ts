@@ -1,0 +1,334 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Connection,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import type pg from 'pg';
+import { stackPaths } from '../../../harness/stack/paths';
+import { pickPort } from '../../../harness/stack/ports';
+import { stopProcessGroup } from '../../../harness/stack/processes';
+import { installTemporal, startTemporal, waitForTemporal } from '../../../harness/stack/temporal';
+import { findClaim } from '../../../src/db/entity-claim-store';
+import { DOMAINS } from '../../../src/domains';
+import { createClient } from '../../../src/temporal/connection';
+import { waitFor } from '../../../src/util/wait';
+import { createWorker } from '../../../src/worker/create-worker';
+import type { SagaStatus } from '../../../src/workflows/saga-status';
+import { seams } from '../../support/domains/seams';
+import { SEAMS_TABLES, type FaultMode } from '../../support/domains/seams/activities';
+import { approveSeam } from '../../support/domains/seams/approval';
+import { eventInputOf } from '../../support/order-env';
+import { createTestDatabase, type TestDatabase } from '../../support/providers';
+import { testConfig, uniqueName } from '../../support/services';
+import { workflowBundle } from '../../support/workflow-bundle';
+
+/**
+ * Temporal's history limits, lowered on a server of this file's own: a run that kept its
+ * waits in history would be told to continue as new within seconds (and terminated soon
+ * after), which is where a body replayed against a journal of its own broke. A run of today's
+ * engine keeps a wait in one activity and never comes near either limit.
+ */
+const LIMITS = {
+  'limit.historyCount.suggestContinueAsNew': 40,
+  'limit.historyCount.warn': 200,
+  'limit.historyCount.error': 400,
+};
+
+/** The pool of the worker, whose settlement statement fails while `failSettle` is set. */
+function faultyPool(pool: pg.Pool, failSettle: () => boolean): pg.Pool {
+  const refuse = (text: unknown) =>
+    failSettle() && typeof text === 'string' && /UPDATE entity_claims\s+SET settled/.test(text);
+  const outage = () =>
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query')
+        return (text: unknown, ...rest: unknown[]) =>
+          refuse(typeof text === 'object' ? (text as { text?: string })?.text : text)
+            ? Promise.reject(outage())
+            : (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest);
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function'
+        ? (value as (...a: unknown[]) => unknown).bind(target)
+        : value;
+    },
+  });
+}
+
+/**
+ * The run's seams on the real Temporal (issue 41): a caught business failure before a long
+ * wait, branches that interleave, a step per item, a cancel while the settlement waits, a
+ * sibling failing transiently after the unwind began, a signal that arrives before its wait.
+ * Each forces its interleaving through the seams domain's faults (test/support/domains/seams).
+ */
+describe('a run at its seams (seams test domain, own dev server with lowered history limits)', function () {
+  this.timeout(240_000);
+  const config = testConfig();
+  const stateDir = mkdtempSync(join(tmpdir(), 'onceflow-seams-'));
+  const taskQueue = uniqueName('seams-tq');
+  let pid: number | undefined;
+  let db: TestDatabase;
+  let connection: Connection;
+  let client: Client;
+  let workerConnection: NativeConnection;
+  let worker: { worker: Worker; running: Promise<void> } | undefined;
+  let settleFails = false;
+
+  const fault = async (what: string, mode: FaultMode | undefined, windowMs = 60_000) => {
+    if (mode === undefined) await db.pool.query('DELETE FROM faults WHERE what = $1', [what]);
+    else
+      await db.pool.query(
+        `INSERT INTO faults (what, mode, window_ms, interval_ms) VALUES ($1, $2, $3, 500)
+         ON CONFLICT (what) DO UPDATE SET mode = $2, window_ms = $3`,
+        [what, mode, windowMs],
+      );
+  };
+  /** Every attempt of the entity's calls, by step, in order. */
+  const callsOf = async (id: string) =>
+    (
+      await db.pool.query<{ key: string; what: string }>(
+        'SELECT key, what FROM calls WHERE key LIKE $1 ORDER BY n',
+        [`seam:${id}:%`],
+      )
+    ).rows;
+  const effectsOf = async (id: string) =>
+    (
+      await db.pool.query<{ key: string }>(
+        'SELECT key FROM effects WHERE key LIKE $1 ORDER BY key',
+        [`seam:${id}:%`],
+      )
+    ).rows.map((r) => r.key.slice(`seam:${id}:`.length));
+  const start = (workflow: string, data: { id: string; skus?: string[] }) =>
+    client.workflow.start(workflow, {
+      taskQueue,
+      workflowId: uniqueName(`SeamDue:${data.id}`),
+      args: [eventInputOf('SeamDue', data.id, data)],
+    });
+  const until = (h: WorkflowHandle, predicate: (s: SagaStatus) => boolean, what: string) =>
+    waitFor(
+      async () => {
+        const s = await h.query<SagaStatus>('status');
+        return predicate(s) ? s : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what },
+    );
+  const historyLength = async (h: WorkflowHandle) => (await h.describe()).historyLength;
+
+  before(async () => {
+    const ports = { grpc: await pickPort(19433, new Set()), ui: await pickPort(19533, new Set()) };
+    const bin = await installTemporal(stackPaths(), () => undefined);
+    pid = startTemporal(stackPaths(stateDir), bin, ports, { dynamicConfig: LIMITS });
+    await waitForTemporal(ports, 120_000);
+    const address = `127.0.0.1:${ports.grpc}`;
+    db = await createTestDatabase('seams');
+    await db.pool.query(SEAMS_TABLES);
+    connection = await Connection.connect({ address });
+    client = createClient(connection, config);
+    workerConnection = await NativeConnection.connect({ address });
+    const domains = [...DOMAINS, seams];
+    const w = await createWorker({
+      domains,
+      connection: workerConnection,
+      config: {
+        ...config,
+        temporal: { ...config.temporal, address },
+        orders: {
+          ...config.orders,
+          transientRetryWindowMs: 120_000,
+          transientRetryIntervalMs: 500,
+        },
+      },
+      deps: { pool: faultyPool(db.pool, () => settleFails) },
+      taskQueue,
+      workflowBundle: await workflowBundle({ domains }),
+    });
+    worker = { worker: w, running: w.run() };
+  });
+  after(async () => {
+    if (worker) {
+      worker.worker.shutdown();
+      await worker.running;
+    }
+    await workerConnection?.close();
+    await connection?.close();
+    await db?.pool.end();
+    if (pid) await stopProcessGroup(pid);
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    settleFails = false;
+    await db.pool.query('DELETE FROM faults');
+  });
+
+  it('1. a business failure the body caught stays caught through a long wait: charged once, by the backup, and shipped', async () => {
+    const id = uniqueName('fallback');
+    await fault('charge', 'decline');
+    await fault('ship', 'outage');
+    const h = await start('fallback', { id });
+    await until(h, (s) => s.waiting?.step === 'ship', 'ship waiting on the outage');
+    // Long enough that a run keeping its waits in history passes the suggested limit.
+    await waitFor(
+      async () =>
+        (await callsOf(id)).filter((c) => c.what === 'ship').length >= 12 ? true : undefined,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'ship to be tried a dozen times',
+      },
+    );
+    await fault('ship', undefined);
+    const result = await h.result();
+    assert.equal(result.outcome, 'completed');
+    assert.equal(result.paidBy, 'backup');
+    assert.equal(
+      result.shipped,
+      `ship@seam:${id}:ship`,
+      "ship answered with its own result, not backup's",
+    );
+    const calls = (await callsOf(id)).map((c) => c.what);
+    assert.equal(calls.filter((c) => c === 'charge').length, 1, 'the declined charge ran once');
+    assert.deepEqual(await effectsOf(id), ['backup', 'ship']);
+    assert.ok((await historyLength(h)) < LIMITS['limit.historyCount.suggestContinueAsNew'] * 2);
+  });
+
+  it('2. branches that interleave keep their own calls: c runs and answers, d runs once, each undo its own', async () => {
+    const id = uniqueName('branches');
+    // a is slow, so b then d finish first; then c waits on an outage.
+    await fault('a', 'hold');
+    await fault('c', 'outage');
+    const h = await start('branches', { id });
+    await waitFor(async () => ((await effectsOf(id)).includes('d') ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'b and d done while a is held',
+    });
+    await fault('a', undefined);
+    await until(h, (s) => s.waiting?.step === 'c', 'c waiting');
+    await waitFor(
+      async () =>
+        (await callsOf(id)).filter((c) => c.what === 'c').length >= 12 ? true : undefined,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'c to be tried a dozen times',
+      },
+    );
+    await h.cancel();
+    await assert.rejects(
+      h.result(),
+      (err: unknown) => err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure,
+    );
+    const calls = (await callsOf(id)).map((c) => c.what);
+    assert.equal(calls.filter((c) => c === 'd').length, 1, 'd ran once');
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('undo-')),
+      ['undo-c', 'undo-d', 'undo-b', 'undo-a'].filter((u) => calls.includes(u)),
+      'each undo once',
+    );
+    assert.deepEqual(
+      (await effectsOf(id)).filter((e) => e.startsWith('undo-')).sort(),
+      ['undo-a', 'undo-b', 'undo-c', 'undo-d'],
+      "c's undo ran (its outcome was unknown), as did every other",
+    );
+  });
+
+  it('3. a step per item: each item its own key and its own undo', async () => {
+    const id = uniqueName('cart');
+    const h = await start('cart', { id: `${id}-abandon`, skus: ['apple', 'pear'] });
+    const result = await h.result();
+    assert.equal(result.outcome, 'abandoned');
+    assert.deepEqual(await effectsOf(`${id}-abandon`), [
+      'release:apple',
+      'release:pear',
+      'reserve:apple',
+      'reserve:pear',
+    ]);
+    const calls = await callsOf(`${id}-abandon`);
+    assert.deepEqual(
+      calls.map((c) => c.key.slice(`seam:${id}-abandon:`.length)),
+      ['reserve:apple', 'reserve:pear', 'release:pear', 'release:apple'],
+    );
+  });
+
+  it('4. a cancel while the settlement waits on a database outage compensates, settles cancelled and closes Canceled', async () => {
+    const id = uniqueName('settled');
+    settleFails = true;
+    const h = await start('settled', { id });
+    await until(h, (s) => s.waiting?.step === 'settle', 'the settlement waiting on the database');
+    await h.cancel();
+    settleFails = false;
+    await assert.rejects(
+      h.result(),
+      (err: unknown) => err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure,
+    );
+    assert.deepEqual(await effectsOf(id), ['charge', 'refund']);
+    const claim = await findClaim(db.pool, { domain: 'seams', entityId: id });
+    assert.equal(claim?.settled, 'cancelled');
+  });
+
+  it('5. once the unwind began, a sibling that fails transiently stops: no provider call after its attempt in flight', async () => {
+    const id = uniqueName('siblings');
+    await fault('a', 'outage');
+    await fault('b', 'hold');
+    const h = await start('siblings', { id });
+    await until(h, (s) => s.waiting?.step === 'a', 'a waiting');
+    await waitFor(
+      async () => ((await callsOf(id)).some((c) => c.what === 'b') ? true : undefined),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        what: 'b in flight',
+      },
+    );
+    await h.cancel();
+    // b's attempt in flight now fails on an outage; nothing may call b again.
+    await fault('b', 'outage', 120_000);
+    await assert.rejects(
+      h.result(),
+      (err: unknown) => err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure,
+    );
+    const calls = (await callsOf(id)).map((c) => c.what);
+    assert.equal(
+      calls.filter((c) => c === 'b').length,
+      1,
+      'b was called once: its attempt in flight, none after',
+    );
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('undo-')).sort(),
+      ['undo-a', 'undo-b'],
+      'both undone once (their outcomes unknown)',
+    );
+  });
+
+  it("6. a signal that arrives while an earlier step waits is the wait's answer; one without a payload is a signal, not a deadline", async () => {
+    const id = uniqueName('approval');
+    await fault('prepare', 'outage');
+    const h = await start('approval', { id });
+    await until(h, (s) => s.waiting?.step === 'prepare', 'prepare waiting');
+    await waitFor(
+      async () =>
+        (await callsOf(id)).filter((c) => c.what === 'prepare').length >= 12 ? true : undefined,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'prepare to be tried a dozen times',
+      },
+    );
+    await h.signal(approveSeam, { by: 'ada' });
+    await fault('prepare', undefined);
+    const result = await h.result();
+    assert.equal(result.outcome, 'completed', 'approved, not expired after an hour');
+    assert.equal(result.approvedBy, 'ada');
+    const bare = await start('approval', { id: uniqueName('approval-bare') });
+    await until(bare, (s) => s.step === 'awaiting_approval', 'the wait');
+    await bare.signal(approveSeam, undefined);
+    assert.equal((await bare.result()).approvedBy, 'a signal without a payload');
+  });
+});
