@@ -49,7 +49,7 @@ export async function showEntity(
       ? await (handle.result() as Promise<SagaResult>).catch(() => undefined)
       : undefined;
   const seen = described
-    ? attentionOf(running, live as never, described.memo)
+    ? attentionOf(running, live as never, described.memo, described.raw.pendingActivities)
     : { source: 'none' as const, detail: 'the claim (the run is gone from Temporal)' };
   const attention = seen.attention;
   const operatorActions = handle

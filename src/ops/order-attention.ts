@@ -18,9 +18,11 @@ export interface AttentionView {
   cause: string;
   /** When the step first failed in this episode (ISO). */
   since: string;
-  /** Attempts so far (the memo has it for waits and for parks after a wait). */
+  /** Waiting: until when at most (ISO), then it parks. */
+  until?: string;
+  /** Waiting: attempts of its waiting round so far (Temporal's pending activity). */
   attempt?: number;
-  /** Waiting: when the next attempt starts (ISO). */
+  /** Waiting: when the next attempt starts (ISO; Temporal's pending activity). */
   nextTryAt?: string;
   /** The workflow's own words on what to do (memo only; Markdown code spans). */
   action?: string;
@@ -40,15 +42,51 @@ export function attentionFromMemo(
     step: a.step as StepName,
     cause: a.cause,
     since: a.since,
+    until: isString(a.until) ? a.until : undefined,
     attempt: typeof a.attempt === 'number' ? a.attempt : undefined,
     nextTryAt: isString(a.nextTryAt) ? a.nextTryAt : undefined,
     action: isString(a.action) ? a.action : undefined,
   };
 }
 
+/** What describe() says of one pending activity (the fields read here). */
+export interface PendingActivityView {
+  attempt?: number | null;
+  nextAttemptScheduleTime?: { seconds?: unknown; nanos?: number | null } | null;
+  lastFailure?: unknown;
+}
+
+const isoOf = (t: PendingActivityView['nextAttemptScheduleTime']) =>
+  t?.seconds != null
+    ? new Date(Number(t.seconds) * 1000 + (t.nanos ?? 0) / 1e6).toISOString()
+    : undefined;
+
+/**
+ * A waiting step's attempts and next try, as Temporal counts them: its waiting round is one
+ * activity that Temporal retries, so the pending activity that is retrying says both. Only
+ * when one pending activity is retrying (steps at once may wait together: then neither).
+ */
+export function withPendingAttempt(
+  attention: AttentionView | undefined,
+  pending: readonly PendingActivityView[] | null | undefined,
+): AttentionView | undefined {
+  if (attention?.state !== 'waiting' || attention.attempt !== undefined) return attention;
+  const retrying = (pending ?? []).filter((p) => (p.attempt ?? 1) > 1 || p.lastFailure);
+  if (retrying.length !== 1) return attention;
+  const p = retrying[0]!;
+  return {
+    ...attention,
+    ...(p.attempt ? { attempt: p.attempt } : {}),
+    ...(isoOf(p.nextAttemptScheduleTime) ? { nextTryAt: isoOf(p.nextAttemptScheduleTime) } : {}),
+  };
+}
+
 /** The same from the live status query. */
 export function attentionFromStatus(status: OrderStatus): AttentionView | undefined {
-  if (status.waiting) return { state: 'waiting', ...status.waiting };
+  if (status.waiting) {
+    const { step, cause, since, until } = status.waiting;
+    return { state: 'waiting', step, cause, since, ...(until ? { until } : {}) };
+  }
   if (status.parked) {
     const { step, error, since } = status.parked;
     return { state: 'parked', step, cause: error, since };
@@ -92,7 +130,8 @@ export function attentionLine(a: AttentionView, now = Date.now()): [string, stri
   const attempt = a.attempt !== undefined ? `, attempt ${a.attempt}` : '';
   if (a.state === 'waiting') {
     const next = a.nextTryAt ? `, next try ${nextTry(a.nextTryAt, now)}` : '';
-    return ['waiting', `${a.step} since ${since(a.since, now)}${attempt}${next}`];
+    const until = a.until ? `, until ${a.until} at most` : '';
+    return ['waiting', `${a.step} since ${since(a.since, now)}${attempt}${next}${until}`];
   }
   return ['parked', `${a.step} since ${since(a.since, now)}${attempt}`];
 }
@@ -114,16 +153,17 @@ export function attentionOf(
   running: boolean,
   live: OrderStatus | { error: string } | undefined,
   memo: Record<string, unknown> | undefined,
+  pending?: readonly PendingActivityView[] | null,
 ): SeenAttention {
   if (!running || !live) return { source: 'closed', detail: 'the closed run (describe, result)' };
   if (!('error' in live)) {
     return {
       source: 'query',
-      attention: attentionFromStatus(live),
+      attention: withPendingAttempt(attentionFromStatus(live), pending),
       detail: 'the orderStatus query (live, a worker answered)',
     };
   }
-  const attention = attentionFromMemo(memo);
+  const attention = withPendingAttempt(attentionFromMemo(memo), pending);
   return attention
     ? {
         source: 'memo',

@@ -102,7 +102,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
   const ownerRunGone =
     claim?.runId !== undefined && (run === undefined || runFirstId !== claim.runId);
   const seen: SeenAttention = described
-    ? attentionOf(running, live, described.memo)
+    ? attentionOf(running, live, described.memo, described.raw.pendingActivities)
     : { source: 'none', detail: 'the order claim (the run is gone from Temporal)' };
   const { attention } = seen;
   const uiUrl = run

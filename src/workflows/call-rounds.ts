@@ -8,8 +8,13 @@
 // waits for an operator (retryStep, resolveStep) or for the run to stop it. A stop (the run
 // unwinds) or an operator's request interrupts the waiting round: no attempt starts after it,
 // and an attempt in flight finishes first, so an outcome is never guessed. Workflow code.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { businessFailureOf, describeFailure, transientCauseOf } from './failures';
+import { ApplicationFailure } from '@temporalio/workflow';
+import {
+  businessFailureOf,
+  describeFailure,
+  transientCauseOf,
+  type TransientCause,
+} from './failures';
 import { SLOW_PHASE_INTERVAL_MS, type WaitingRound } from './retry-classes';
 import { visibleStep, type CallRecord, type RunState } from './run-state';
 import type { ActivityCall, SagaRuntime } from './saga-runtime';
@@ -55,13 +60,26 @@ export interface RoundsContext {
 type Attempt = { ok: true; value: unknown } | { ok: false; err: unknown };
 
 /**
- * The deepest failure's own words behind a waiting round that ended (its window spent): the
- * last attempt's cause, not the timeout that stopped the round.
+ * The last attempt's own words behind a waiting round that ended with its window spent, if
+ * Temporal passed them on (its timeout failure may carry them as its cause, or not).
  */
-function lastCauseOf(err: unknown): string {
-  let at: unknown = err instanceof ActivityFailure ? err.cause : err;
-  while (at instanceof Error && !(at instanceof ApplicationFailure) && at.cause) at = at.cause;
-  return describeFailure(at);
+function lastCauseOf(err: unknown): string | undefined {
+  for (let at: unknown = err; at instanceof Error; at = at.cause)
+    if (at instanceof ApplicationFailure) return describeFailure(at);
+  return undefined;
+}
+
+/**
+ * The waiting round for what is left of the window: Temporal retries every interval (the
+ * worker's, or the provider's Retry-After), at most half of what is left, so the round tries
+ * again at least once before the window is spent.
+ */
+export function waitingRound(transient: TransientCause, leftMs: number): WaitingRound {
+  const interval = Math.max(
+    transient.intervalMs ?? SLOW_PHASE_INTERVAL_MS,
+    transient.retryAfterMs ?? 0,
+  );
+  return { leftMs, intervalMs: Math.max(1, Math.min(interval, Math.floor(leftMs / 2))) };
 }
 
 /** Runs one call: see the file's header. Throws the activity's business failure, if any. */
@@ -142,20 +160,16 @@ export async function runCall(
         record.state = 'waiting';
         record.stall = { cause, sinceMs, untilMs };
         face.waiting(record, plan.running);
-        got = await attempt({
-          leftMs: untilMs - runtime.now(),
-          intervalMs: Math.max(
-            transient.intervalMs ?? SLOW_PHASE_INTERVAL_MS,
-            transient.retryAfterMs ?? 0,
-          ),
-        });
+        got = await attempt(waitingRound(transient, untilMs - runtime.now()));
         waitEnded = runtime.now() - sinceMs;
         if (got.ok) return end('done', got.value);
         if (businessFailureOf(got.err, failures)) failed(got.err);
         if (stopped()) return end('stopped');
         // Interrupted by an operator's request (taken below), or the window is spent.
         if (!record.request)
-          park(`${lastCauseOf(got.err)} (waited until ${iso(untilMs)}, the transient window)`);
+          park(
+            `${lastCauseOf(got.err) ?? cause} (waited until ${iso(untilMs)}, the transient window)`,
+          );
       } else park(cause);
     }
     refusal = undefined;

@@ -2,8 +2,9 @@
 // not fail: its fast round, then, on a transient cause, one waiting round for the window the
 // failure carries (an activity Temporal retries: call-rounds.ts says why). Anything else, or a
 // spent window, throws. Workflow code.
+import { waitingRound } from './call-rounds';
 import { transientCauseOf } from './failures';
-import { SLOW_PHASE_INTERVAL_MS, type WaitingRound } from './retry-classes';
+import type { WaitingRound } from './retry-classes';
 
 /** Runs `call` (its class's budget), then once more as a waiting round if it met an outage. */
 export async function waitOutTransient<T>(call: (round?: WaitingRound) => Promise<T>): Promise<T> {
@@ -12,12 +13,6 @@ export async function waitOutTransient<T>(call: (round?: WaitingRound) => Promis
   } catch (err) {
     const transient = transientCauseOf(err);
     if (!transient) throw err;
-    return call({
-      leftMs: transient.windowMs,
-      intervalMs: Math.max(
-        transient.intervalMs ?? SLOW_PHASE_INTERVAL_MS,
-        transient.retryAfterMs ?? 0,
-      ),
-    });
+    return call(waitingRound(transient, transient.windowMs));
   }
 }

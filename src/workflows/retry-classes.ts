@@ -3,6 +3,7 @@
 // budget, then park). Budgets are explicit: when one is spent the run parks in needs_attention
 // instead of guessing. Workflow code.
 import {
+  ActivityCancellationType,
   proxyActivities,
   proxyLocalActivities,
   type ActivityOptions,
@@ -135,6 +136,10 @@ export function activityOptionsOf(
   const round = call.round;
   return {
     ...base,
+    // Said explicitly: an option left out reaches Temporal as TRY_CANCEL (the proto's zero),
+    // which would end the call at once while its attempt may still act (the unwind would then
+    // race the forward effect). The run never guesses an outcome: the attempt finishes first.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     ...(round
       ? {
           scheduleToCloseTimeout: Math.max(1, Math.round(round.leftMs)),

@@ -79,6 +79,8 @@ export interface OrderEnvOptions {
   inProcessWorker?: boolean;
   /** The worker's ORDER_TRANSIENT_RETRY_WINDOW in ms. Default: 1000, so tests that park do so in seconds. */
   transientRetryWindowMs?: number;
+  /** The worker's ORDER_TRANSIENT_RETRY_INTERVAL in ms (a waiting round's pause). Default: the worker's. */
+  transientRetryIntervalMs?: number;
 }
 
 export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<OrderEnv> {
@@ -102,6 +104,9 @@ export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<Ord
           url: providers.url,
           timeoutMs: 5000,
           transientRetryWindowMs: options.transientRetryWindowMs ?? 1000,
+          ...(options.transientRetryIntervalMs !== undefined
+            ? { transientRetryIntervalMs: options.transientRetryIntervalMs }
+            : {}),
         },
       },
       taskQueue,

@@ -1,33 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  Connection,
-  WorkflowFailedError,
-  type Client,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { NativeConnection, type Worker } from '@temporalio/worker';
-import type pg from 'pg';
-import { stackPaths } from '../../../harness/stack/paths';
-import { pickPort } from '../../../harness/stack/ports';
-import { stopProcessGroup } from '../../../harness/stack/processes';
-import { installTemporal, startTemporal, waitForTemporal } from '../../../harness/stack/temporal';
 import { findClaim } from '../../../src/db/entity-claim-store';
-import { DOMAINS } from '../../../src/domains';
-import { createClient } from '../../../src/temporal/connection';
 import { waitFor } from '../../../src/util/wait';
-import { createWorker } from '../../../src/worker/create-worker';
 import type { SagaStatus } from '../../../src/workflows/saga-status';
-import { seams } from '../../support/domains/seams';
-import { SEAMS_TABLES, type FaultMode } from '../../support/domains/seams/activities';
+import type { FaultMode } from '../../support/domains/seams/activities';
 import { approveSeam } from '../../support/domains/seams/approval';
-import { eventInputOf } from '../../support/order-env';
-import { createTestDatabase, type TestDatabase } from '../../support/providers';
-import { testConfig, uniqueName } from '../../support/services';
-import { workflowBundle } from '../../support/workflow-bundle';
+import type { SeamData } from '../../support/domains/seams/steps';
+import { createSeamsEnv, type SeamsEnv } from '../../support/seams-env';
+import { uniqueName } from '../../support/services';
 
 /**
  * Temporal's history limits, lowered on a server of this file's own: a run that kept its
@@ -41,131 +22,27 @@ const LIMITS = {
   'limit.historyCount.error': 400,
 };
 
-/** The pool of the worker, whose settlement statement fails while `failSettle` is set. */
-function faultyPool(pool: pg.Pool, failSettle: () => boolean): pg.Pool {
-  const refuse = (text: unknown) =>
-    failSettle() && typeof text === 'string' && /UPDATE entity_claims\s+SET settled/.test(text);
-  const outage = () =>
-    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-  return new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (prop === 'query')
-        return (text: unknown, ...rest: unknown[]) =>
-          refuse(typeof text === 'object' ? (text as { text?: string })?.text : text)
-            ? Promise.reject(outage())
-            : (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest);
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === 'function'
-        ? (value as (...a: unknown[]) => unknown).bind(target)
-        : value;
-    },
-  });
-}
-
-/**
- * The run's seams on the real Temporal (issue 41): a caught business failure before a long
- * wait, branches that interleave, a step per item, a cancel while the settlement waits, a
- * sibling failing transiently after the unwind began, a signal that arrives before its wait.
- * Each forces its interleaving through the seams domain's faults (test/support/domains/seams).
- */
 describe('a run at its seams (seams test domain, own dev server with lowered history limits)', function () {
   this.timeout(240_000);
-  const config = testConfig();
-  const stateDir = mkdtempSync(join(tmpdir(), 'onceflow-seams-'));
-  const taskQueue = uniqueName('seams-tq');
-  let pid: number | undefined;
-  let db: TestDatabase;
-  let connection: Connection;
-  let client: Client;
-  let workerConnection: NativeConnection;
-  let worker: { worker: Worker; running: Promise<void> } | undefined;
-  let settleFails = false;
-
-  const fault = async (what: string, mode: FaultMode | undefined, windowMs = 60_000) => {
-    if (mode === undefined) await db.pool.query('DELETE FROM faults WHERE what = $1', [what]);
-    else
-      await db.pool.query(
-        `INSERT INTO faults (what, mode, window_ms, interval_ms) VALUES ($1, $2, $3, 500)
-         ON CONFLICT (what) DO UPDATE SET mode = $2, window_ms = $3`,
-        [what, mode, windowMs],
-      );
-  };
-  /** Every attempt of the entity's calls, by step, in order. */
-  const callsOf = async (id: string) =>
-    (
-      await db.pool.query<{ key: string; what: string }>(
-        'SELECT key, what FROM calls WHERE key LIKE $1 ORDER BY n',
-        [`seam:${id}:%`],
-      )
-    ).rows;
-  const effectsOf = async (id: string) =>
-    (
-      await db.pool.query<{ key: string }>(
-        'SELECT key FROM effects WHERE key LIKE $1 ORDER BY key',
-        [`seam:${id}:%`],
-      )
-    ).rows.map((r) => r.key.slice(`seam:${id}:`.length));
-  const start = (workflow: string, data: { id: string; skus?: string[] }) =>
-    client.workflow.start(workflow, {
-      taskQueue,
-      workflowId: uniqueName(`SeamDue:${data.id}`),
-      args: [eventInputOf('SeamDue', data.id, data)],
-    });
-  const until = (h: WorkflowHandle, predicate: (s: SagaStatus) => boolean, what: string) =>
-    waitFor(
-      async () => {
-        const s = await h.query<SagaStatus>('status');
-        return predicate(s) ? s : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 100, what },
-    );
-  const historyLength = async (h: WorkflowHandle) => (await h.describe()).historyLength;
-
+  let env: SeamsEnv;
   before(async () => {
-    const ports = { grpc: await pickPort(19433, new Set()), ui: await pickPort(19533, new Set()) };
-    const bin = await installTemporal(stackPaths(), () => undefined);
-    pid = startTemporal(stackPaths(stateDir), bin, ports, { dynamicConfig: LIMITS });
-    await waitForTemporal(ports, 120_000);
-    const address = `127.0.0.1:${ports.grpc}`;
-    db = await createTestDatabase('seams');
-    await db.pool.query(SEAMS_TABLES);
-    connection = await Connection.connect({ address });
-    client = createClient(connection, config);
-    workerConnection = await NativeConnection.connect({ address });
-    const domains = [...DOMAINS, seams];
-    const w = await createWorker({
-      domains,
-      connection: workerConnection,
-      config: {
-        ...config,
-        temporal: { ...config.temporal, address },
-        orders: {
-          ...config.orders,
-          transientRetryWindowMs: 120_000,
-          transientRetryIntervalMs: 500,
-        },
-      },
-      deps: { pool: faultyPool(db.pool, () => settleFails) },
-      taskQueue,
-      workflowBundle: await workflowBundle({ domains }),
-    });
-    worker = { worker: w, running: w.run() };
+    env = await createSeamsEnv(LIMITS);
   });
   after(async () => {
-    if (worker) {
-      worker.worker.shutdown();
-      await worker.running;
-    }
-    await workerConnection?.close();
-    await connection?.close();
-    await db?.pool.end();
-    if (pid) await stopProcessGroup(pid);
-    rmSync(stateDir, { recursive: true, force: true });
+    await env?.close();
   });
   afterEach(async () => {
-    settleFails = false;
-    await db.pool.query('DELETE FROM faults');
+    env.settleFails = false;
+    await env.db.pool.query('DELETE FROM faults');
   });
+  const historyLength = async (h: WorkflowHandle) => (await h.describe()).historyLength;
+  const fault = (what: string, mode: FaultMode | undefined, windowMs = 60_000) =>
+    env.fault(what, mode, { windowMs, intervalMs: 500 });
+  const callsOf = (id: string) => env.callsOf(id);
+  const effectsOf = (id: string) => env.effectsOf(id);
+  const start = (workflow: string, data: SeamData) => env.start(workflow, data);
+  const until = (h: WorkflowHandle, p: (s: SagaStatus) => boolean, what: string) =>
+    env.until(h, p, what);
 
   it('1. a business failure the body caught stays caught through a long wait: charged once, by the backup, and shipped', async () => {
     const id = uniqueName('fallback');
@@ -259,17 +136,17 @@ describe('a run at its seams (seams test domain, own dev server with lowered his
 
   it('4. a cancel while the settlement waits on a database outage compensates, settles cancelled and closes Canceled', async () => {
     const id = uniqueName('settled');
-    settleFails = true;
+    env.settleFails = true;
     const h = await start('settled', { id });
     await until(h, (s) => s.waiting?.step === 'settle', 'the settlement waiting on the database');
     await h.cancel();
-    settleFails = false;
+    env.settleFails = false;
     await assert.rejects(
       h.result(),
       (err: unknown) => err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure,
     );
     assert.deepEqual(await effectsOf(id), ['charge', 'refund']);
-    const claim = await findClaim(db.pool, { domain: 'seams', entityId: id });
+    const claim = await findClaim(env.db.pool, { domain: 'seams', entityId: id });
     assert.equal(claim?.settled, 'cancelled');
   });
 

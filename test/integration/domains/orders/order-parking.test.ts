@@ -59,7 +59,12 @@ describe('unknown outcome: parking in needs_attention (real Temporal server)', (
 
     const attention = (await handle.describe()).memo?.[ATTENTION_MEMO] as Attention | undefined;
     assert.equal(attention?.state, 'parked', 'the 1 s test window ran out');
-    assert.ok((attention?.attempt ?? 0) >= 8, 'two fast phases around one wait');
+    assert.match(
+      attention?.cause ?? '',
+      /\(waited until .*, the transient window\)$/,
+      'parked after its waiting round spent the window',
+    );
+    assert.equal(attention?.episodes, 1, 'its first episode: no operator retry yet');
 
     await env.setFaults({ endpoints: { emails: {} } });
     await handle.signal(retryStepSignal);

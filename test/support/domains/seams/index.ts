@@ -14,7 +14,11 @@ export const seams = defineDomain({
   routes: [
     defineRoute({
       eventType: 'SeamDue',
-      schema: z.object({ id: z.string(), skus: z.array(z.string()).optional() }),
+      schema: z.object({
+        id: z.string(),
+        skus: z.array(z.string()).optional(),
+        deadline: z.string().optional(),
+      }),
       workflow: 'fallback',
     }),
   ],

@@ -3,7 +3,7 @@
 import type { ActivityStepDeclaration } from '../../../../src/workflow';
 import type { SeamActivities } from './activities';
 
-export type SeamData = { id: string; skus?: string[] };
+export type SeamData = { id: string; skus?: string[]; deadline?: string };
 
 export function step(what: string, undo?: string): ActivityStepDeclaration<SeamData, Acts> {
   return {

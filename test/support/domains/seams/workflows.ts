@@ -6,3 +6,4 @@ export { cart } from './cart';
 export { settled } from './settled';
 export { siblings } from './siblings';
 export { approval, approveSeam } from './approval';
+export { longest } from './longest';
