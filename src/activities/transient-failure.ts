@@ -35,7 +35,7 @@ export interface TransientFailureDetails {
   transient: true;
   windowMs: number;
   /**
-   * The worker's ORDER_TRANSIENT_RETRY_INTERVAL: the pause between rounds of a waiting step.
+   * The worker's ORDER_TRANSIENT_RETRY_INTERVAL: the pause between a waiting round's attempts.
    * Absent from older workers' failures: the workflow's default then (30 s).
    */
   intervalMs?: number;

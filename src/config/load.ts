@@ -281,7 +281,7 @@ function toConfig(e: Env) {
     orders: {
       /** ORDER_TRANSIENT_RETRY_WINDOW in ms: how long a step retries a transient cause. */
       transientRetryWindowMs: e.ORDER_TRANSIENT_RETRY_WINDOW,
-      /** ORDER_TRANSIENT_RETRY_INTERVAL in ms: the pause between rounds of a waiting step. */
+      /** ORDER_TRANSIENT_RETRY_INTERVAL in ms: the pause between attempts of a waiting round. */
       transientRetryIntervalMs: e.ORDER_TRANSIENT_RETRY_INTERVAL,
       /** ORDERS_EVENTS_TOPIC: where the order domain publishes its events. */
       eventsTopic: e.ORDERS_EVENTS_TOPIC,

@@ -335,9 +335,9 @@ export const SETTINGS = {
     parse: duration,
     default: '30s',
     doc:
-      'The pause between rounds of retries of a waiting step (a durable timer, then a few fast ' +
-      "attempts): long enough not to hammer a provider that is down. A provider's Retry-After " +
-      'lengthens it; the end of ORDER_TRANSIENT_RETRY_WINDOW shortens the last one.',
+      "The pause between attempts of a waiting step's waiting round (one activity Temporal " +
+      "retries): long enough not to hammer a provider that is down. A provider's Retry-After " +
+      'lengthens it; it is at most half of what is left of ORDER_TRANSIENT_RETRY_WINDOW.',
   },
   PROVIDERS_ADMIN_TOKEN: {
     parse: nonEmpty,

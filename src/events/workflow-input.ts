@@ -22,9 +22,4 @@ export interface EventWorkflowInput<TData> {
    * closed unfinished): it starts cancelled, by this operator, for this reason.
    */
   cancel?: { reason: string; by?: string; at?: string };
-  /**
-   * Set on a run that continues an earlier one of its chain (a long history): what that run
-   * carried over (src/workflows/run-carry.ts). The engine's own; never set by a starter.
-   */
-  resume?: unknown;
 }

@@ -29,7 +29,7 @@ export function describeFailure(err: unknown): string {
 export interface TransientCause {
   windowMs: number;
   retryAfterMs?: number;
-  /** The pause between rounds (the worker's setting), when the failure carries it. */
+  /** The pause between a waiting round's attempts (the worker's setting), when carried. */
   intervalMs?: number;
 }
 
