@@ -22,7 +22,11 @@ describe("a call's activity options", () => {
     assert.equal(round.retry?.maximumInterval, 30_000);
     assert.equal(round.retry?.backoffCoefficient, 1);
     assert.ok(round.retry?.nonRetryableErrorTypes?.includes('PaymentDeclined'));
-    assert.equal(round.startToCloseTimeout, fast.startToCloseTimeout, 'one attempt as long as ever');
+    assert.equal(
+      round.startToCloseTimeout,
+      fast.startToCloseTimeout,
+      'one attempt as long as ever',
+    );
   });
 
   it('a waiting round tries again at least once before its window is spent', () => {
