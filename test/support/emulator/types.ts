@@ -65,4 +65,6 @@ export interface EmulatorOptions {
   replay?: readonly LogEntry[];
   /** The run's workflow ID. Default `wf-1`. */
   workflowId?: string;
+  /** Events the history holds before the run's first (a run near its budget). Default 3. */
+  historyBase?: number;
 }

@@ -44,6 +44,7 @@ export class World {
     private readonly cancelTimer: (seq: number) => void,
   ) {
     this.replay = options.replay ? [...options.replay] : undefined;
+    this.history = options.historyBase ?? 3;
   }
 
   issue(c: Command): void {

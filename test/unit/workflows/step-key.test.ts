@@ -6,6 +6,7 @@ import {
   stepKeys,
   type StepName,
 } from '../../../src/domains/orders/workflows/order-definitions';
+import { stepKey as realStepKey } from '../../../src/workflows/step-key';
 
 const STEPS: StepName[] = ['reserve', 'charge', 'email', 'announce', 'refund', 'release'];
 /** What an HTTP header carries safely: printable ASCII. */
@@ -66,5 +67,22 @@ describe('stepKey: idempotency keys from the order and its step', () => {
     const b = 'y'.repeat(300) + 'b';
     assert.equal(stepKey(a, 'charge'), stepKey(a, 'charge'));
     assert.notEqual(stepKey(a, 'charge'), stepKey(b, 'charge'));
+  });
+
+  it('gives each item of a repeated step its own key, within the limit whatever the IDs', () => {
+    const key = (entity: string, item: string) => realStepKey('cart', entity, 'reserve', item);
+    assert.equal(key('c-1', 'apple'), 'cart:c-1:reserve:apple');
+    assert.notEqual(key('c-1', 'apple'), key('c-1', 'pear'));
+    assert.equal(key('c-1', 'sku 1/é'), 'cart:c-1:reserve:sku%201/%C3%A9');
+    const longItem = key('c-1', 'i'.repeat(500));
+    assert.match(longItem, /^cart:c-1:reserve:~[0-9a-f]{32}$/);
+    const both = key('e'.repeat(400), 'i'.repeat(500));
+    assert.ok(both.length <= MAX_KEY_LENGTH, both);
+    assert.ok(
+      both.endsWith(
+        ':reserve:~' + createHash('sha256').update('i'.repeat(500)).digest('hex').slice(0, 32),
+      ),
+    );
+    assert.throws(() => key('c-1', ''), /must not be empty/);
   });
 });
