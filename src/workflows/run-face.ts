@@ -17,6 +17,8 @@ function queriedSteps(spec: RunSpec<never>): ReadonlySet<string> {
     'needs_attention',
     'waiting',
     'cancelled',
+    // The body threw: the run unwound and closes Failed (entity-run.ts).
+    'failed',
     'duplicate',
     `${spec.entity.kind}_conflict`,
     ...spec.outcomes.map((o) => o.replace(/-/g, '_')),
