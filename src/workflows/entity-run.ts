@@ -251,7 +251,10 @@ export function createEntityRun<TData, TExtra extends object>(
     react();
     await runtime.condition(() => activeCalls(state) === 0);
     if (owner) return notOwner(owner);
-    if (!state.ending && (await settling('completed')))
+    // A cancellation while the settlement of `completed` is in flight stops it, or, when its
+    // attempt wrote it anyway, arrives before the run closes: either way the run unwinds and
+    // settles `cancelled` over it.
+    if (!state.ending && (await settling('completed')) && !state.ending)
       return done(
         'completed',
         { outcome: 'completed' },

@@ -4,7 +4,7 @@
 // once; no forward call started after a cancellation was delivered; nothing undone for a run
 // that completed; the claim settled with the outcome.
 import { stepKey } from '../../../src/workflows/step-key';
-import type { RecoveryPoint } from '../../../src/workflows/saga-status';
+import type { RecordedOperatorAction, RecoveryPoint } from '../../../src/workflows/saga-status';
 import type { LogEntry } from '../emulator/runtime';
 import { DECLINED_OUTCOME } from './body';
 import { faultOf, type Case, type Node } from './generate';
@@ -89,6 +89,7 @@ export interface Finished {
   provider: Provider;
   log: readonly LogEntry[];
   recoveryPoints: RecoveryPoint[];
+  operatorActions: RecordedOperatorAction[];
 }
 
 /** Every invariant the run broke, as sentences (empty: it kept them all). */
@@ -174,9 +175,14 @@ export function judge(c: Case, run: Finished): string[] {
       );
   }
   const settled = provider.settlements.at(-1);
-  if (settled !== outcome)
+  // An operator may say the settlement is done (resolve a parked one): then it is theirs.
+  const resolvedSettle = run.operatorActions.some(
+    (a) => a.action === 'resolve' && a.step === 'settle' && a.refused === undefined,
+  );
+  if (settled !== outcome && !resolvedSettle)
     bad.push(`the claim settled ${String(settled)}, the run ended ${outcome}`);
-  const predicted = predictOutcomes(c);
+  // The model predicts runs nobody acted on (an operator's retry, resolve or cancel decides).
+  const predicted = run.operatorActions.length === 0 ? predictOutcomes(c) : undefined;
   if (predicted && !predicted.has(outcome))
     bad.push(`the model predicts ${[...predicted].join(' or ')}, the run ended ${outcome}`);
   return bad;

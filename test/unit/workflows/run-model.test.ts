@@ -27,7 +27,8 @@ const emulate = (
   const s = scriptedRuntime(answer, {
     idleTurns: 0,
     rng: pick,
-    attemptMs: () => took(400),
+    // A settlement's attempt is slow, so a cancel lands while it is in flight now and then.
+    attemptMs: (call) => took(call.activity === 'settleClaim' ? 30_000 : 400),
     child: (call) => {
       if (c.failingChildren.some((n) => call.workflowId.endsWith(`/${n}`)))
         throw ApplicationFailure.create({ type: 'KidFailed', message: 'the child failed' });
@@ -104,6 +105,7 @@ async function runCase(seed: number): Promise<string[]> {
       provider,
       log: scripted.log,
       recoveryPoints: status.recoveryPoints,
+      operatorActions: status.operatorActions ?? [],
     }),
   );
   if (scripted.history() > HISTORY_CEILING) bad.push(`history ${scripted.history()} events`);
