@@ -1,0 +1,66 @@
+// CartCancelled → the cart's owner (its claim) undoes it: a running cart is signalled (its
+// run unwinds what it did), a fulfilled one is undone here with the cart's own undo keys (the
+// shipment cancelled, every charge refunded, every line released), so whichever path runs
+// first each provider undoes once. Workflow code.
+import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
+import { cancelSignal, proxyForeign, proxyOwn, type EventWorkflowInput } from '../../../workflow';
+import type { CartActivities } from '../activities';
+import type { CartCancelledData } from '../cart-events';
+import { cart } from './cart';
+
+const own = proxyOwn<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>();
+const foreign =
+  proxyForeign<Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>>();
+
+/**
+ * How long a cancellation waits for its cart's run to claim the cart (the reason is the
+ * payouts': payout-cancellation.ts). Durable timers, doubling from 1 s to 30 s.
+ */
+const OWNER_WAIT_MS = 10 * 60_000;
+
+export interface CartCancellationResult {
+  cartId: string;
+  handledBy: 'cart-not-found' | 'already-settled' | 'signalled' | 'reversed';
+  ownerWorkflowId?: string;
+  settled?: string;
+}
+
+export async function cartCancellation(
+  input: EventWorkflowInput<CartCancelledData>,
+): Promise<CartCancellationResult> {
+  const { cartId, reason } = input.data;
+  let owner = await own.findCartOwner({ cartId });
+  for (let waited = 0, pause = 1000; !owner.workflowId && waited < OWNER_WAIT_MS;) {
+    await sleep(pause);
+    waited += pause;
+    pause = Math.min(pause * 2, 30_000);
+    owner = await own.findCartOwner({ cartId });
+  }
+  if (!owner.workflowId) return { cartId, handledBy: 'cart-not-found' };
+  const ownerWorkflowId = owner.workflowId;
+  if (owner.settled !== undefined && owner.settled !== 'completed')
+    return { cartId, handledBy: 'already-settled', ownerWorkflowId, settled: owner.settled };
+  if (owner.settled === undefined) {
+    try {
+      await getExternalWorkflowHandle(ownerWorkflowId).signal(cancelSignal, {
+        reason: `${reason} (cancellation ${workflowInfo().workflowId})`,
+        by: `cancellation workflow ${workflowInfo().workflowId}`,
+      });
+      return { cartId, handledBy: 'signalled', ownerWorkflowId };
+    } catch {
+      // Closed before it settled: nothing will undo it unless we do.
+    }
+  }
+  // The cart's own undo keys, last done first: without an item, a release frees every line.
+  const keys = cart.keysOf(cartId);
+  await foreign.cancelCartShipment({ key: keys.unship!, cartId });
+  await foreign.refundCart({ key: keys.refund!, cartId });
+  await foreign.releaseCartLine({ key: keys.release!, cartId });
+  await own.settleCartReversed({
+    cartId,
+    workflowId: ownerWorkflowId,
+    runId: owner.runId,
+    fingerprint: owner.fingerprint!,
+  });
+  return { cartId, handledBy: 'reversed', ownerWorkflowId };
+}
