@@ -2,15 +2,40 @@
 // run unwinds what it did), a fulfilled one is undone here with the cart's own undo keys (the
 // shipment cancelled, every charge refunded, every line released), so whichever path runs
 // first each provider undoes once. Workflow code.
-import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
-import { cancelSignal, proxyForeign, proxyOwn, type EventWorkflowInput } from '../../../workflow';
+import {
+  getExternalWorkflowHandle,
+  proxyActivities,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { cancelSignal, foreignBudget, proxyOwn, type EventWorkflowInput } from '../../../workflow';
 import type { CartActivities } from '../activities';
 import type { CartCancelledData } from '../cart-events';
 import { cart } from './cart';
 
 const own = proxyOwn<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>();
-const foreign =
-  proxyForeign<Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>>();
+
+/**
+ * How long the undo of a fulfilled cart waits out a provider that is down: the engine's
+ * default transient window (ORDER_TRANSIENT_RETRY_WINDOW). Outside a run's steps there is no
+ * waiting round, so each undo is one activity that Temporal itself retries (attempts write no
+ * history), at most every 30 s, for the window: an outage delays the cancellation instead of
+ * failing it with the cart still charged. A request the provider refuses fails at once.
+ */
+const UNDO_WINDOW = '1 hour';
+const budget = foreignBudget();
+const foreign = proxyActivities<
+  Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>
+>({
+  ...budget,
+  scheduleToCloseTimeout: UNDO_WINDOW,
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: budget.retry?.nonRetryableErrorTypes ?? [],
+  },
+});
 
 /**
  * How long a cancellation waits for its cart's run to claim the cart (the reason is the

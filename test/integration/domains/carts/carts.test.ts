@@ -154,6 +154,21 @@ describe('carts: a loop, a caught decline and branches at once (real Temporal, P
     assert.equal(claim?.settled, 'cancelled');
   });
 
+  it('a provider failing during the undo of a fulfilled cart delays its cancellation, never loses it', async () => {
+    const data = newCart();
+    assert.equal((await run(data)).outcome, 'completed');
+    // More failures than the fast phase's four attempts: only a longer retry gets through.
+    await env.setFaults({ endpoints: { refunds: { failBeforeCommitRate: 1, limit: 4 } } });
+    try {
+      assert.equal((await cancel(data.cartId)).handledBy, 'reversed');
+    } finally {
+      await env.setFaults({ endpoints: { refunds: {} } });
+    }
+    const { ledger, evidence } = await evidenceOf(data, 'cancelled', true);
+    assert.deepEqual(judgeCart(evidence), []);
+    assert.equal(ledger.refunds.length, 1);
+  });
+
   it('CartCancelled after the cart was fulfilled undoes it once; a second one finds it settled', async () => {
     const data = newCart();
     assert.equal((await run(data)).outcome, 'completed');
