@@ -7,35 +7,43 @@ import {
   proxyActivities,
   sleep,
   workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
-import { cancelSignal, foreignBudget, proxyOwn, type EventWorkflowInput } from '../../../workflow';
+import { cancelSignal, foreignBudget, ownBudget, type EventWorkflowInput } from '../../../workflow';
 import type { CartActivities } from '../activities';
 import type { CartCancelledData } from '../cart-events';
 import { cart } from './cart';
 
-const own = proxyOwn<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>();
-
 /**
- * How long the undo of a fulfilled cart waits out a provider that is down: the engine's
- * default transient window (ORDER_TRANSIENT_RETRY_WINDOW). Outside a run's steps there is no
- * waiting round, so each undo is one activity that Temporal itself retries (attempts write no
- * history), at most every 30 s, for the window: an outage delays the cancellation instead of
- * failing it with the cart still charged. A request the provider refuses fails at once.
+ * How long each call of a cancellation waits out a provider or our database being down: the
+ * engine's default transient window (ORDER_TRANSIENT_RETRY_WINDOW). Outside a run's steps
+ * there is no waiting round, so each call is one activity that Temporal itself retries
+ * (attempts write no history), at most every 30 s, for the window: an outage delays the
+ * cancellation instead of failing it with the cart still charged. A request refused for good
+ * (a 4xx, a key reused) fails at once.
  */
-const UNDO_WINDOW = '1 hour';
-const budget = foreignBudget();
+const OUTAGE_WINDOW = '1 hour';
+
+/** A retry class's budget, its attempts stretched over OUTAGE_WINDOW. */
+function outlasting(budget: ActivityOptions): ActivityOptions {
+  return {
+    ...budget,
+    scheduleToCloseTimeout: OUTAGE_WINDOW,
+    retry: {
+      initialInterval: '500 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      nonRetryableErrorTypes: budget.retry?.nonRetryableErrorTypes ?? [],
+    },
+  };
+}
+
+const own = proxyActivities<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>(
+  outlasting(ownBudget()),
+);
 const foreign = proxyActivities<
   Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>
->({
-  ...budget,
-  scheduleToCloseTimeout: UNDO_WINDOW,
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: budget.retry?.nonRetryableErrorTypes ?? [],
-  },
-});
+>(outlasting(foreignBudget()));
 
 /**
  * How long a cancellation waits for its cart's run to claim the cart (the reason is the
