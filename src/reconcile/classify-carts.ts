@@ -26,7 +26,7 @@ const CART_WORKFLOW = carts.routes.find(
 )!.workflowType;
 
 /** The reconcile class of each cart invariant. */
-export const CART_CLASS_OF: Record<CartInvariant, Discrepancy['class']> = {
+const CART_CLASS_OF: Record<CartInvariant, Discrepancy['class']> = {
   'one-hold-per-line': 'multiple-effects-per-order',
   'one-charge': 'multiple-effects-per-order',
   'one-shipment': 'multiple-effects-per-order',
@@ -67,7 +67,7 @@ export function cartAnsweredByClaim(
 }
 
 /** One cart's evidence and breaches: undefined while a run of it is still in flight. */
-export function judgeCartFacts(
+function judgeCartFacts(
   cartId: string,
   facts: ReconcileFacts,
   context: {
