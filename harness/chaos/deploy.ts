@@ -1,7 +1,8 @@
 // The `deploy` fault: a deploy of changed saga code in the middle of a chaos run. The changed
 // code is a copy of src/ (under the stack's git-ignored folder, so it resolves this checkout's
 // node_modules) with the changes a team makes: the order's email step renamed (another key)
-// and a step inserted before its charge, the payout's notify step renamed. Every worker is
+// and a step inserted before its charge, the payout's notify step renamed, the cart's notice
+// step (in one of its two branches at once) renamed. Every worker is
 // stopped and started again on the copy: the runs in flight must finish on the build they
 // started on (served from its stored code), new runs take the new one, nothing acts twice.
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +44,17 @@ export const ORDER_STEPS = [reserve, recheck, charge, email, announce] as const;
     file: 'domains/payouts/workflows/payout.ts',
     find: 'await steps.notify(',
     replace: 'await steps.tell(',
+  },
+  {
+    // Renamed inside a branch of a Promise.all: carts after the deploy mail under ship-notice.
+    file: 'domains/carts/workflows/cart.ts',
+    find: "    notice: { activity: 'mailCartCustomer'",
+    replace: "    'ship-notice': { activity: 'mailCartCustomer'",
+  },
+  {
+    file: 'domains/carts/workflows/cart.ts',
+    find: 'await steps.notice(',
+    replace: "await steps['ship-notice'](",
   },
 ];
 

@@ -20,9 +20,9 @@ import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
 import { prepareChangedCode } from './deploy';
 import type { TimePassesReport } from './time-passes';
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
-import { payoutRequestedRoute } from '../../src/domains/payouts/routes';
+import { cartInvariantRows } from './cart-rows';
+import { CART_WORKFLOW, describeSecondRuns, PAYOUT_WORKFLOW, readSecondRuns } from './second-runs';
 import {
-  countSecondRuns,
   countTransientWaits,
   groupCaughtUp,
   publishSpread,
@@ -37,7 +37,6 @@ import { readTopology } from '../stack/topology';
 import { CHAOS_STREAM_MIX, describeStreamLine, describeStreamRows } from './stream-mix';
 
 const ROOT = resolve(__dirname, '..', '..');
-const PAYOUT_WORKFLOW = payoutRequestedRoute.workflowType;
 
 /** Faults per kind, for the summary (scheduled) and the report (injected). */
 function countByKind(faults: { kind: string }[]): Record<string, number> {
@@ -111,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
     const { records } = scenario;
     const { counts } = scenario.stream;
     const payoutCounts = scenario.payouts.counts;
+    const cartCounts = scenario.carts.counts;
     const topic = config.kafka.topics[0]!;
     const ctx: InjectContext = {
       ...{ fleet, stack, providersUrl, seed: args.seed, startedAt, log: say },
@@ -127,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
       publishSpread(kafka, topic, records, args.durationMs * 0.6, startedAt),
     ]);
     await clearProviderFaults(ctx);
-    say(describeStreamLine(scenario.stream, scenario.payouts));
+    say(describeStreamLine(scenario.stream, scenario.payouts, scenario.carts));
     // Every published record must be on the topic: one that is not can never start its
     // workflow, so the run reports it and does not wait for it.
     const unpublished = await countMissingOnTopic(kafka, topic, records);
@@ -149,11 +149,7 @@ async function main(argv: string[]): Promise<number> {
     );
     progress.finish();
     sampler.stop();
-    const secondRuns = await countSecondRuns(client, scenario.orderPrefix);
-    const payoutSecondRuns = await countSecondRuns(client, scenario.payoutPrefix, {
-      workflowType: PAYOUT_WORKFLOW,
-      conflictStep: 'payout_conflict',
-    });
+    const secondRuns = await readSecondRuns(client, scenario);
     const waits = await countTransientWaits(client, scenario.prefix);
 
     const report = await runReconcile(
@@ -196,6 +192,7 @@ async function main(argv: string[]): Promise<number> {
       deletedRuns(WORKFLOW_TYPE.orderCancellation),
     );
     faultCounts.set('closed payout runs deleted (time passes)', deletedRuns(PAYOUT_WORKFLOW));
+    faultCounts.set('closed cart runs deleted (time passes)', deletedRuns(CART_WORKFLOW));
     faultCounts.set(
       'provider keys expired (time passes)',
       sumOf((r) => r.expiredKeys),
@@ -210,6 +207,9 @@ async function main(argv: string[]): Promise<number> {
     faultCounts.set('total transient wait (s)', Math.round(waits.totalMs / 1000));
     const violations =
       report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient + unpublished;
+    // The carts' breaches by the cart domain's own invariants: a breakdown of the classes above.
+    const cartInvariants = cartInvariantRows(report.discrepancies);
+    const second = describeSecondRuns(secondRuns, scenario, deletedRuns);
     const exitCode = violations === 0 ? 0 : 1;
     const file = join(reportDir, 'report.html');
     writeChaosReport(file, {
@@ -222,33 +222,21 @@ async function main(argv: string[]): Promise<number> {
       invariants,
       read: describeRead(report.read),
       faultCounts: [...faultCounts],
-      streamDefects: describeStreamRows(scenario.stream, scenario.payouts),
-      secondRuns: [
-        [
-          `ended duplicate (of ${counts.resends} resends + ${counts.versionBumps} version bumps + ${deletedRuns(WORKFLOW_TYPE.orderFulfillment)} runs deleted, read again)`,
-          secondRuns.duplicate,
-        ],
-        ['ended order-conflict', secondRuns.orderConflict],
-        [
-          `payout runs ended duplicate (of ${payoutCounts.versionBumps} version bumps + ${deletedRuns(PAYOUT_WORKFLOW)} runs deleted, read again)`,
-          payoutSecondRuns.duplicate,
-        ],
-        ['payout runs ended payout-conflict', payoutSecondRuns.orderConflict],
-      ],
+      streamDefects: describeStreamRows(scenario.stream, scenario.payouts, scenario.carts),
+      cartInvariants,
+      secondRuns: second.rows,
       exitCode,
     });
     say('');
     say(`invariant                    violations   (reconcile, prefix ${scenario.prefix})`);
     for (const [name, n] of invariants) say(`  ${n === 0 ? '✓' : '✗'} ${name.padEnd(26)} ${n}`);
+    say('  carts, by the cart invariants (a breakdown of the classes above):');
+    for (const [name, n] of cartInvariants)
+      say(`    ${n === 0 ? '✓' : '✗'} ${name.padEnd(24)} ${n}`);
     say(`  reconcile ${describeRead(report.read)}`);
     for (const d of report.discrepancies.slice(0, 20))
       say(`    ${d.class} ${d.subject}: ${d.detail}`);
-    say(
-      `second runs of an order: ${secondRuns.duplicate} ended duplicate (${counts.resends + counts.versionBumps} resent, ${deletedRuns(WORKFLOW_TYPE.orderFulfillment)} deleted and read again), ${secondRuns.orderConflict} ended order-conflict`,
-    );
-    say(
-      `second runs of a payout: ${payoutSecondRuns.duplicate} ended duplicate (${payoutCounts.versionBumps} version bumps, ${deletedRuns(PAYOUT_WORKFLOW)} deleted and read again), ${payoutSecondRuns.orderConflict} ended payout-conflict`,
-    );
+    for (const line of second.lines) say(line);
     say(`faults: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
     say(
       `transient waits: ${waits.orders} order(s) waited on a provider cause, longest ${(waits.maxMs / 1000).toFixed(1)} s, total ${(waits.totalMs / 1000).toFixed(0)} s; ${parkedOnTransient} parked on one`,
@@ -268,13 +256,16 @@ async function main(argv: string[]): Promise<number> {
         orders: args.orders,
         stream: counts,
         payouts: payoutCounts,
+        carts: cartCounts,
         expectedWorkflows: expected,
-        secondRuns,
-        payoutSecondRuns,
+        secondRuns: secondRuns.orders,
+        payoutSecondRuns: secondRuns.payouts,
+        cartSecondRuns: secondRuns.carts,
         timePassed,
         transientWaits: { ...waits, parkedOnTransient },
         violations,
         invariants: Object.fromEntries(invariants),
+        cartInvariants: Object.fromEntries(cartInvariants),
         faults: Object.fromEntries(faultCounts),
         scheduled: countByKind(schedule),
         injected,

@@ -31,6 +31,8 @@ export interface ChaosReportData {
   faultCounts: [string, number][];
   /** What the published stream held besides clean events (redeliveries, stale versions…). */
   streamDefects: [string, number][];
+  /** The carts' breaches by the cart domain's invariants (a breakdown of `invariants`). */
+  cartInvariants?: [string, number][];
   /** How the second workflows of resent orders ended (OrderStep counts). */
   secondRuns: [string, number][];
   exitCode: number;
@@ -116,6 +118,7 @@ ${chart(
 )}
 <h2>Invariants (reconcile)</h2>${table(['invariant', 'violations'], d.invariants)}
 <p>Reconcile ${esc(d.read)}.</p>
+${d.cartInvariants ? `<h3>Carts, by the cart invariants (a breakdown of the classes above)</h3>${table(['invariant', 'violations'], d.cartInvariants)}` : ''}
 <h2>Fault counts</h2>${table(['fault', 'count'], d.faultCounts)}
 <h2>Stream</h2>${table(['published', 'count'], d.streamDefects)}
 <h2>Second runs of an order</h2>${table(['workflows', 'count'], d.secondRuns)}

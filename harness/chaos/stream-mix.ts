@@ -1,5 +1,6 @@
 import type { OrderStream, OrderStreamOptions } from '../tools/order-stream';
 import type { PayoutStream } from '../tools/payout-stream';
+import type { CartStream } from '../tools/cart-stream';
 
 /**
  * What the chaos run adds to the demo's order mix (rates per order): late placements (stale
@@ -16,16 +17,21 @@ export const CHAOS_STREAM_MIX = {
 
 /**
  * The report's stream table: what was published besides one clean event per order (and per
- * payout, when the run has payouts beside its orders).
+ * payout and cart, when the run has them beside its orders).
  */
 export function describeStreamRows(
   stream: OrderStream,
   payouts?: PayoutStream,
+  carts?: CartStream,
 ): [string, number][] {
   const c = stream.counts;
   const p = payouts?.counts;
+  const k = carts?.counts;
   return [
-    ['messages', stream.records.length + (payouts?.records.length ?? 0)],
+    [
+      'messages',
+      stream.records.length + (payouts?.records.length ?? 0) + (carts?.records.length ?? 0),
+    ],
     ['orders placed (fulfilled or declined)', c.orders],
     ['cancellations', c.cancels],
     ['redeliveries (same event)', c.duplicates],
@@ -47,13 +53,32 @@ export function describeStreamRows(
           ['payout poison', p.poison],
         ] as [string, number][])
       : []),
+    ...(k
+      ? ([
+          ['carts checked out (fulfilled or declined)', k.carts],
+          ['cart lines (each held once)', k.lines],
+          ['carts whose primary card is declined (the backup pays)', k.declined],
+          ['carts whose backup card is declined too', k.backupDeclined],
+          ['cart cancellations', k.cancels],
+          ['cart redeliveries (same event)', k.duplicates],
+          ['cart re-emits (same version, new event ID)', k.reemits],
+          ['cart version bumps (same cart, next version)', k.versionBumps],
+          ['cart identity conflicts', k.conflicts],
+          ['cart poison', k.poison],
+        ] as [string, number][])
+      : []),
   ];
 }
 
 /** The one-line summary printed after publishing. */
-export function describeStreamLine(stream: OrderStream, payouts?: PayoutStream): string {
+export function describeStreamLine(
+  stream: OrderStream,
+  payouts?: PayoutStream,
+  carts?: CartStream,
+): string {
   const c = stream.counts;
   const p = payouts?.counts;
+  const k = carts?.counts;
   return (
     `published ${stream.records.length} messages (${c.duplicates} redeliveries, ${c.reemits} re-emits, ` +
     `${c.resends} resends, ${c.versionBumps} version bumps, ${c.conflicts} conflicts, ${c.stale} stale, ` +
@@ -62,16 +87,34 @@ export function describeStreamLine(stream: OrderStream, payouts?: PayoutStream):
       ? ` and ${payouts.records.length} payout messages (${p.payouts} payouts, ${p.cancels} cancellations, ` +
         `${p.duplicates} redeliveries, ${p.reemits} re-emits, ${p.versionBumps} version bumps, ` +
         `${p.conflicts} conflicts, ${p.poison} poison)`
+      : '') +
+    (carts && k
+      ? ` and ${carts.records.length} cart messages (${k.carts} carts of ${k.lines} lines, ` +
+        `${k.declined} primary cards declined, ${k.cancels} cancellations, ${k.duplicates} redeliveries, ` +
+        `${k.reemits} re-emits, ${k.versionBumps} version bumps, ${k.conflicts} conflicts, ${k.poison} poison)`
       : '')
   );
 }
 
 /**
  * Messages the bridge must dead-letter, at least: poison, orderId mismatches, identity
- * conflicts and stale versions (and the payouts' poison and identity conflicts) (a bridge killed after a DLQ write may write one again).
+ * conflicts and stale versions (and the payouts' and carts' poison and identity conflicts) (a
+ * bridge killed after a DLQ write may write one again).
  */
-export function expectedDeadLetters(stream: OrderStream, payouts?: PayoutStream): number {
+export function expectedDeadLetters(
+  stream: OrderStream,
+  payouts?: PayoutStream,
+  carts?: CartStream,
+): number {
   const c = stream.counts;
   const p = payouts?.counts;
-  return c.poison + c.orderIdMismatches + c.conflicts + c.stale + (p ? p.poison + p.conflicts : 0);
+  const k = carts?.counts;
+  return (
+    c.poison +
+    c.orderIdMismatches +
+    c.conflicts +
+    c.stale +
+    (p ? p.poison + p.conflicts : 0) +
+    (k ? k.poison + k.conflicts : 0)
+  );
 }

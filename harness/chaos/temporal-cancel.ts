@@ -1,8 +1,8 @@
-// The `temporal-cancel` fault: operators cancelling orders and payouts through Temporal itself,
+// The `temporal-cancel` fault: operators cancelling orders, payouts and carts through Temporal itself,
 // the request the Web UI's "Request Cancellation" sends: a few runs one by one, and a few more
 // in one batch job (the Web UI's Batch page). Each must unwind as the saga's own cancel does;
 // reconcile then judges them as cancelled by their claims (no net charge, stock back, a
-// transfer reversed once).
+// transfer reversed once, every line of a cart released).
 import type { Client } from '@temporalio/client';
 import { runBatch } from '../../src/ops/batch-operation';
 import { SEARCH_ATTRIBUTE } from '../../src/temporal/search-attributes';
@@ -19,11 +19,11 @@ export interface TemporalCancelContext {
   atMs: number;
 }
 
-/** Cancels running orders and payouts of the run through Temporal; says how many of which. */
+/** Cancels running orders, payouts and carts of the run through Temporal; says how many of which. */
 export async function cancelThroughTemporal(ctx: TemporalCancelContext): Promise<string> {
   const query =
     `${SEARCH_ATTRIBUTE.entityId.name} STARTS_WITH '${ctx.prefix}' AND ExecutionStatus = 'Running'` +
-    ` AND WorkflowType IN ('orderFulfillment', 'payout')`;
+    ` AND WorkflowType IN ('orderFulfillment', 'payout', 'cart')`;
   const running: Array<{ workflowId: string; runId: string; type: string }> = [];
   for await (const info of ctx.client.workflow.list({ query }))
     running.push({ workflowId: info.workflowId, runId: info.runId, type: info.type });
@@ -47,6 +47,6 @@ export async function cancelThroughTemporal(ctx: TemporalCancelContext): Promise
       operation: { cancellationOperation: { identity: 'chaos' } },
       label: 'cancel',
     });
-  const orders = picked.filter((r) => r.type === 'orderFulfillment').length;
-  return `cancelled ${picked.length} run(s) through Temporal (${orders} order(s), ${picked.length - orders} payout(s); ${batched.length} in a batch)`;
+  const of = (type: string) => picked.filter((r) => r.type === type).length;
+  return `cancelled ${picked.length} run(s) through Temporal (${of('orderFulfillment')} order(s), ${of('payout')} payout(s), ${of('cart')} cart(s); ${batched.length} in a batch)`;
 }

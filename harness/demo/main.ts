@@ -19,7 +19,13 @@ import {
   type Component,
 } from '../pipeline/components';
 import { buildScenario, seedStock } from '../pipeline/scenario';
-import { checkInvariants, type OrderFacts, type PayoutFacts } from '../pipeline/invariants';
+import {
+  checkInvariants,
+  type CartFacts,
+  type OrderFacts,
+  type PayoutFacts,
+} from '../pipeline/invariants';
+import { readCartFacts } from '../pipeline/cart-facts';
 import { listOrderClaims } from '../../src/domains/orders/order-claim-store';
 import { listClaims } from '../../src/db/entity-claim-store';
 import { PAYOUTS_DOMAIN } from '../../src/domains/payouts/workflows/payout-names';
@@ -110,7 +116,7 @@ async function main(): Promise<number> {
     await publishPerPartition(kafka, producer, { topic, messages: records });
     await producer.disconnect();
     process.stderr.write(
-      `published ${records.length} messages for ${counts.orders} orders and ${payoutCounts.payouts} payouts to ${topic}\n`,
+      `published ${records.length} messages for ${counts.orders} orders, ${payoutCounts.payouts} payouts and ${scenario.carts.counts.carts} carts to ${topic}\n`,
     );
 
     const expected = scenario.expectedWorkflows;
@@ -152,8 +158,21 @@ async function main(): Promise<number> {
     });
     const finalStock = new Map<string, number>();
     for (const sku of scenario.initialStock.keys()) finalStock.set(sku, await readStock(pool, sku));
+    const carts = await readCartFacts(scenario, {
+      client,
+      pool,
+      kafka,
+      providersUrl,
+      adminToken: config.providers.adminToken,
+    });
+    const cartCounts = scenario.carts.counts;
     const poisonProduced =
-      counts.poison + counts.conflicts + payoutCounts.poison + payoutCounts.conflicts;
+      counts.poison +
+      counts.conflicts +
+      payoutCounts.poison +
+      payoutCounts.conflicts +
+      cartCounts.poison +
+      cartCounts.conflicts;
     const dlq = await readDlqByReason(
       kafka,
       dlqTopicOf(topic),
@@ -164,6 +183,7 @@ async function main(): Promise<number> {
     const violations = checkInvariants({
       orders: facts,
       payouts,
+      carts,
       initialStock: scenario.initialStock,
       finalStock,
       poisonProduced,
@@ -181,6 +201,7 @@ async function main(): Promise<number> {
       payoutsBy.set(ending, (payoutsBy.get(ending) ?? 0) + 1);
     }
     const payoutEffects = [...payouts.values()].map((p) => p.effects);
+    const cartsBy = endingsOf([...carts.values()]);
     const fmt = (m: Map<string, number>) =>
       [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     const duplicates = await scrapeCounter(metricsUrl, 'onceflow_bridge_duplicates_total');
@@ -190,13 +211,15 @@ async function main(): Promise<number> {
       [
         '',
         `onceflow demo summary (run ${scenario.run}, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
-        `  messages published   ${records.length} (${counts.duplicates + payoutCounts.duplicates} redeliveries, ${counts.reemits + payoutCounts.reemits} re-emits, ${counts.conflicts + payoutCounts.conflicts} conflicts, ${counts.poison + payoutCounts.poison} poison)`,
+        `  messages published   ${records.length} (${counts.duplicates + payoutCounts.duplicates + cartCounts.duplicates} redeliveries, ${counts.reemits + payoutCounts.reemits + cartCounts.reemits} re-emits, ${counts.conflicts + payoutCounts.conflicts + cartCounts.conflicts} conflicts, ${counts.poison + payoutCounts.poison + cartCounts.poison} poison)`,
         `  orders               ${counts.orders}, cancellations ${counts.cancels}; ${avro} messages as Avro through the schema registry`,
         `  payouts              ${payoutCounts.payouts}, cancellations ${payoutCounts.cancels}, version bumps ${payoutCounts.versionBumps}`,
         `  workflows            ${expected} finished; orders by outcome: ${fmt(byStep)}`,
         `                       payouts by outcome: ${fmt(payoutsBy)}`,
+        `                       carts by outcome: ${fmt(cartsBy)}`,
         `  charges              ${sum((f) => f.effects.charges.length)}, refunds ${sum((f) => f.effects.refunds.length)}, emails ${sum((f) => f.effects.emails.length)}`,
         `  transfers            ${payoutEffects.reduce((s, e) => s + e.charges.length, 0)}, reversals ${payoutEffects.reduce((s, e) => s + e.refunds.length, 0)}, notices ${payoutEffects.reduce((s, e) => s + e.emails.length, 0)}`,
+        `  carts                ${cartCounts.carts} of ${cartCounts.lines} lines (${cartCounts.declined} paid by the backup card or declined), cancellations ${cartCounts.cancels}`,
         `  DLQ by reason        ${fmt(dlq)}`,
         `  duplicates absorbed  ${duplicates}`,
         `  invariants           ${violations.length === 0 ? 'all hold' : `${violations.length} BROKEN`}`,
@@ -219,6 +242,16 @@ async function main(): Promise<number> {
     await pool.end();
     if (values.stop) await stack.stop();
   }
+}
+
+/** How many carts ended each way: by their claim, else by their owner's run. */
+function endingsOf(carts: CartFacts[]): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const k of carts) {
+    const ending = k.settled ?? k.runs.find((r) => r.step !== 'duplicate')?.step ?? 'missing';
+    by.set(ending, (by.get(ending) ?? 0) + 1);
+  }
+  return by;
 }
 
 /** What the demo judges each payout of the run by: its runs, its claim, the provider's ledger. */

@@ -11,12 +11,14 @@ import {
   type PayoutStream,
   type PayoutStreamOptions,
 } from '../tools/payout-stream';
+import { generateCartStream, type CartStream, type CartStreamOptions } from '../tools/cart-stream';
 import type { KafkaRecord } from '../../src/events/event-message';
 
 /**
- * The demo's run: orders (most succeed; some are declined, out of stock, cancelled, or broken)
- * and payouts beside them (most paid; some refused, cancelled, re-sent or broken), published
- * as one stream.
+ * The demo's run: orders (most succeed; some are declined, out of stock, cancelled, or broken),
+ * payouts beside them (most paid; some refused, cancelled, re-sent or broken) and carts (one
+ * to five lines each; some paid by the backup card, some declined on both, cancelled, re-sent
+ * or broken), published as one stream.
  */
 export interface DemoScenario {
   run: string;
@@ -26,11 +28,14 @@ export interface DemoScenario {
   orderPrefix: string;
   /** Prefix of the run's payout IDs. */
   payoutPrefix: string;
+  /** Prefix of the run's cart IDs. */
+  cartPrefix: string;
   stream: OrderStream;
   payouts: PayoutStream;
-  /** Both streams' records, interleaved (each keeps its own order). */
+  carts: CartStream;
+  /** The three streams' records, interleaved (each keeps its own order). */
   records: KafkaRecord[];
-  /** Workflows the bridge starts for the run: the orders' and the payouts'. */
+  /** Workflows the bridge starts for the run: the orders', the payouts' and the carts'. */
   expectedWorkflows: number;
   /** Stock seeded per SKU of this run (SKUs are run-specific, so runs do not interfere). */
   initialStock: Map<string, number>;
@@ -63,6 +68,23 @@ export const PAYOUT_MIX = {
   blockedEvery: 11,
 } as const satisfies Partial<PayoutStreamOptions> & { perOrder: number; blockedEvery: number };
 
+/** The demo's cart mix beside its orders (rates per cart). */
+export const CART_MIX = {
+  /** Carts per order of the run. */
+  perOrder: 0.25,
+  duplicateRate: 0.1,
+  reemitRate: 0.05,
+  versionBumpRate: 0.04,
+  conflictRate: 0.02,
+  /** Higher than the others': a cancellation lands at a random point of a long body. */
+  cancelRate: 0.15,
+  /** Primary card declined: the backup card pays (a caught business failure). */
+  declineRate: 0.15,
+  /** Of those, the backup declined too: the cart ends declined, every line released. */
+  backupDeclineRate: 0.25,
+  poisonRate: 0.03,
+} as const satisfies Partial<CartStreamOptions> & { perOrder: number };
+
 /**
  * The demo's stream for `orders` orders. `extra` adds defects the demo leaves out (the chaos
  * run adds stale versions and the producer mistakes); rates not given there keep DEMO_MIX's.
@@ -78,6 +100,7 @@ export function buildScenario(
   const run = `demo${Date.now().toString(36)}`;
   const orderPrefix = `${run}-order`;
   const payoutPrefix = `${run}-payout`;
+  const cartPrefix = `${run}-cart`;
   const skus = Array.from({ length: 5 }, (_, i) => `${run}-SKU-${i + 1}`);
   const scarce = `${run}-SKU-SCARCE`;
   const stream = generateOrderStream({
@@ -107,15 +130,25 @@ export function buildScenario(
     ...payoutRates,
     beneficiaryId: (i) => (i % blockedEvery === 4 ? `blocked-${run}-${i}` : `${run}-ben-${i % 40}`),
   });
+  const { perOrder: cartsPerOrder, ...cartRates } = CART_MIX;
+  const carts = generateCartStream({
+    carts: Math.ceil(orders * cartsPerOrder),
+    seed,
+    prefix: cartPrefix,
+    ...cartRates,
+  });
   return {
     run,
     prefix: `${run}-`,
     orderPrefix,
     payoutPrefix,
+    cartPrefix,
     stream,
     payouts,
-    records: interleaveRecords(stream.records, payouts.records),
-    expectedWorkflows: stream.expectedWorkflows + payouts.expectedWorkflows,
+    carts,
+    records: interleaveRecords(interleaveRecords(stream.records, payouts.records), carts.records),
+    expectedWorkflows:
+      stream.expectedWorkflows + payouts.expectedWorkflows + carts.expectedWorkflows,
     initialStock,
   };
 }

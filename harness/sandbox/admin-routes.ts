@@ -2,36 +2,45 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { listChargesByKey, listChargesByOrder } from './charge-store';
 import { listEmailsByKey, listEmailsByOrder } from './email-store';
+import { FAULT_ENDPOINTS } from './faults';
+import { listHoldsByKey, listHoldsByOrder } from './hold-store';
 import { HttpError, parseBody, readJson, sendJson } from './http-util';
 import type { IdempotencyContext } from './idempotent-request';
 import { expireKeys, findKey, reapExpiredKeys } from './key-store';
 import { listRefundsByKey, listRefundsByOrder } from './refund-store';
+import { listShipmentsByKey, listShipmentsByOrder } from './shipment-store';
 
-/** Charges, refunds and emails of one order or one idempotency key. */
+/** Charges, refunds, emails, holds and shipments of one order or one idempotency key. */
 export interface LedgerView {
   charges: Awaited<ReturnType<typeof listChargesByOrder>>;
   refunds: Awaited<ReturnType<typeof listRefundsByOrder>>;
   emails: Awaited<ReturnType<typeof listEmailsByOrder>>;
+  holds: Awaited<ReturnType<typeof listHoldsByOrder>>;
+  shipments: Awaited<ReturnType<typeof listShipmentsByOrder>>;
 }
 
 async function readLedger(ctx: IdempotencyContext, url: URL): Promise<LedgerView> {
   const orderId = url.searchParams.get('orderId');
   const key = url.searchParams.get('key');
   if (orderId) {
-    const [charges, refunds, emails] = await Promise.all([
+    const [charges, refunds, emails, holds, shipments] = await Promise.all([
       listChargesByOrder(ctx.pool, orderId),
       listRefundsByOrder(ctx.pool, orderId),
       listEmailsByOrder(ctx.pool, orderId),
+      listHoldsByOrder(ctx.pool, orderId),
+      listShipmentsByOrder(ctx.pool, orderId),
     ]);
-    return { charges, refunds, emails };
+    return { charges, refunds, emails, holds, shipments };
   }
   if (key) {
-    const [charges, refunds, emails] = await Promise.all([
+    const [charges, refunds, emails, holds, shipments] = await Promise.all([
       listChargesByKey(ctx.pool, key),
       listRefundsByKey(ctx.pool, key),
       listEmailsByKey(ctx.pool, key),
+      listHoldsByKey(ctx.pool, key),
+      listShipmentsByKey(ctx.pool, key),
     ]);
-    return { charges, refunds, emails };
+    return { charges, refunds, emails, holds, shipments };
   }
   throw new HttpError(400, 'invalid_request', 'orderId or key is required');
 }
@@ -39,7 +48,7 @@ async function readLedger(ctx: IdempotencyContext, url: URL): Promise<LedgerView
 /** Body of POST /admin/keys/expire: which finished keys to forget now (none = all). */
 const expireRequest = z
   .object({
-    scope: z.enum(['charges', 'refunds', 'emails']).optional(),
+    scope: z.enum(FAULT_ENDPOINTS).optional(),
     keys: z.array(z.string().min(1).max(255)).max(20_000).optional(),
     prefix: z.string().min(1).max(255).optional(),
   })

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { createPrng } from '../../src/util/prng';
 
-/** Endpoints that take faults: the three effectful POSTs. */
-export const FAULT_ENDPOINTS = ['charges', 'refunds', 'emails'] as const;
+/**
+ * Endpoints that take faults: the effectful POSTs (`holds` a line's hold and its release,
+ * `shipments` a shipment and its cancellation). Also the key store's scopes.
+ */
+export const FAULT_ENDPOINTS = ['charges', 'refunds', 'emails', 'holds', 'shipments'] as const;
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number];
 
 const rate = z.number().min(0).max(1);

@@ -9,6 +9,7 @@ import type { IdempotencyContext } from './idempotent-request';
 import { reapExpiredKeys } from './key-store';
 import { routeMail } from './mail-routes';
 import { routePayments } from './payment-routes';
+import { routeWarehouse } from './warehouse-routes';
 import { withServerSpan } from '../../src/tracing/http';
 
 /** Options of the sandbox providers' HTTP service. */
@@ -47,7 +48,7 @@ export interface RunningProviders {
   close(): Promise<void>;
 }
 
-/** Starts the payment + mail sandbox on one HTTP server. */
+/** Starts the payment, mail, warehouse and carrier sandbox on one HTTP server. */
 export async function startProviders(options: StartProvidersOptions): Promise<RunningProviders> {
   const faults = new FaultInjector();
   if (options.faults) faults.configure(options.faults);
@@ -69,6 +70,7 @@ export async function startProviders(options: StartProvidersOptions): Promise<Ru
       const served =
         (await routePayments(ctx, req, res, url)) ||
         (await routeMail(ctx, req, res, url)) ||
+        (await routeWarehouse(ctx, req, res, url)) ||
         (await routeAdmin(ctx, req, res, url));
       if (!served)
         sendJson(res, 404, errorBody('not_found', `no route ${req.method} ${url.pathname}`));

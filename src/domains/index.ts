@@ -4,10 +4,11 @@
 import type { Domain } from '../engine/define-domain';
 import { routesOfDomains } from '../engine/registry';
 import { withExtraRoutes, type RouteTable } from '../events/routes';
+import { carts } from './carts';
 import { orders } from './orders';
 import { payouts } from './payouts';
 
-export const DOMAINS: readonly Domain[] = [orders, payouts];
+export const DOMAINS: readonly Domain[] = [orders, payouts, carts];
 
 /** The registered domains' routes: the bridge's table without BRIDGE_EXTRA_ROUTES. */
 export const DEFAULT_ROUTES: RouteTable = routesOfDomains(DOMAINS);

@@ -51,20 +51,6 @@ export function payoutIdsOf(facts: ReconcileFacts): Set<string> {
   ]);
 }
 
-/** The facts without the payouts': what the order rules judge. */
-export function withoutPayouts(
-  facts: ReconcileFacts,
-  payoutIds: ReadonlySet<string>,
-): ReconcileFacts {
-  const other = (id: string | undefined) => id === undefined || !payoutIds.has(id);
-  return {
-    ...facts,
-    events: facts.events.filter((e) => other(e.orderId)),
-    workflows: facts.workflows.filter((w) => other(w.orderId)),
-    effects: new Map([...facts.effects].filter(([id]) => other(id))),
-  };
-}
-
 /**
  * Has the payout's claim settled the way this event asked? Then its workflow may be gone
  * (Temporal's retention). A PayoutRequested is answered by any settlement; a PayoutCancelled

@@ -1,12 +1,8 @@
 import { EVENT_TYPES } from '../domains/orders/order-events';
 import { POISON_REASONS } from '../events/poison';
+import { cartAnsweredByClaim, cartIdsOf, classifyCarts } from './classify-carts';
 import { classifyOrders } from './classify-orders';
-import {
-  classifyPayouts,
-  payoutAnsweredByClaim,
-  payoutIdsOf,
-  withoutPayouts,
-} from './classify-payouts';
+import { classifyPayouts, payoutAnsweredByClaim, payoutIdsOf } from './classify-payouts';
 import { DISCREPANCY_CLASSES, type Discrepancy, type ReconcileFacts } from './facts';
 
 export { computeNetCharge } from './classify-orders';
@@ -75,7 +71,7 @@ function collectExpectedStarts(facts: ReconcileFacts): Map<string, ExpectedStart
  * (a completed order with a lost cancellation is still refund-missing, and reported here).
  */
 function answeredByClaim(facts: ReconcileFacts, e: ExpectedStart): boolean {
-  if (payoutAnsweredByClaim(facts, e)) return true;
+  if (payoutAnsweredByClaim(facts, e) || cartAnsweredByClaim(facts, e)) return true;
   const claim = facts.claims?.find((c) => c.orderId === e.subject);
   if (!claim?.settled) return false;
   if (e.eventType === EVENT_TYPES.orderPlaced) return true;
@@ -164,6 +160,17 @@ function classifyDlq(facts: ReconcileFacts, out: Discrepancy[]): void {
   }
 }
 
+/** The facts without other domains' entities (payouts, carts): what the order rules judge. */
+function withoutEntities(facts: ReconcileFacts, ids: ReadonlySet<string>): ReconcileFacts {
+  const other = (id: string | undefined) => id === undefined || !ids.has(id);
+  return {
+    ...facts,
+    events: facts.events.filter((e) => other(e.orderId)),
+    workflows: facts.workflows.filter((w) => other(w.orderId)),
+    effects: new Map([...facts.effects].filter(([id]) => other(id))),
+  };
+}
+
 /**
  * Every discrepancy between the events, the ledger, Temporal, the providers, inventory and the
  * DLQ (docs/architecture.md, "Invariants"), sorted by class then subject. Empty means clean. Pure.
@@ -175,8 +182,10 @@ export function classifyDiscrepancies(
   const out: Discrepancy[] = [];
   classifyIdentities(facts, out);
   const payoutIds = payoutIdsOf(facts);
-  classifyOrders(withoutPayouts(facts, payoutIds), out);
+  const cartIds = cartIdsOf(facts);
+  classifyOrders(withoutEntities(facts, new Set([...payoutIds, ...cartIds])), out);
   classifyPayouts(facts, payoutIds, out);
+  classifyCarts(facts, cartIds, out);
   classifyStuck(facts, options, out);
   classifyDlq(facts, out);
   const rank = (d: Discrepancy) => DISCREPANCY_CLASSES.indexOf(d.class);

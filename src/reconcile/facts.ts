@@ -17,6 +17,7 @@ export const DISCREPANCY_CLASSES = [
   'charge-amount-mismatch',
   'refund-missing',
   'stock-not-restored',
+  'effect-missing',
   'stuck-order',
   'dlq-without-reason',
   'poison-not-dead-lettered',
@@ -30,6 +31,11 @@ export interface Discrepancy {
   subject: string;
   /** One line an operator can act on. */
   detail: string;
+  /**
+   * The domain invariant it breaks, `<domain>/<invariant>` (`carts/release-missing`), when a
+   * domain's own invariants judged it: a breakdown of the class, for reports.
+   */
+  invariant?: string;
 }
 
 /** One valid occurrence of an event on a source topic (a redelivery is another occurrence). */
@@ -45,6 +51,8 @@ export interface TopicEvent {
   totalMinor?: number;
   /** `data.amountMinor` of a PayoutRequested. */
   amountMinor?: number;
+  /** The SKUs of `data.lines` of a CartCheckedOut. */
+  lineSkus?: string[];
   /** The bridge's fingerprint of the validated data (what a second run of an order compares). */
   fingerprint?: string;
   /** `topic/partition/offset`. */
@@ -78,12 +86,15 @@ export interface WorkflowFacts {
 
 /**
  * The providers' ledger of one order (GET /admin/ledger?orderId=…), reduced; a payout's
- * transfers, reversals and notices are its charges, refunds and emails.
+ * transfers, reversals and notices are its charges, refunds and emails; a cart has holds and
+ * shipments too (absent from a ledger that keeps none).
  */
 export interface OrderEffects {
   charges: Array<{ id: string; amountMinor: number }>;
   refunds: Array<{ chargeId: string; amountMinor: number }>;
-  emails: unknown[];
+  emails: Array<{ subject?: string }>;
+  holds?: Array<{ id: string; sku: string; releasedAt: string | null }>;
+  shipments?: Array<{ id: string; cancelledAt: string | null }>;
 }
 
 /**
@@ -123,6 +134,13 @@ export interface ReconcileFacts {
   claims?: OrderClaim[];
   /** Payout claims (domain `payouts`): each payout's owner and how it settled. Default: none. */
   payoutClaims?: EntityClaim[];
+  /** Cart claims (domain `carts`): each cart's owner and how it settled. Default: none. */
+  cartClaims?: EntityClaim[];
+  /**
+   * The distinct event IDs of the CartFulfilled events on the cart events topic, by cart.
+   * Undefined: not read, so what was published is not judged.
+   */
+  cartEvents?: Map<string, string[]>;
   /**
    * Set when retention trimmed a source topic: the oldest timestamp still on it. A workflow
    * started before it may have had its event deleted, so it is not judged

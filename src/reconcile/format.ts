@@ -18,7 +18,7 @@ export function describeRead(r: ReconcileReport['read']): string {
   return (
     `read: ${r.messages} messages (${r.validEvents} valid events, ${r.identities} identities, ${r.poison} poison), ` +
     `${r.dlqMessages} DLQ messages, ${r.ledgerRows} ledger rows, ${r.workflows} workflows, ` +
-    `${r.orders} orders, ${r.payouts} payouts, ${r.reservations} reservations`
+    `${r.orders} orders, ${r.payouts} payouts, ${r.carts} carts, ${r.reservations} reservations`
   );
 }
 

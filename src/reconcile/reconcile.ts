@@ -21,15 +21,19 @@ import {
   type TopicPoison,
 } from './facts';
 import {
+  readCartClaims,
   readLedgerEntries,
   readOrderClaims,
   readPayoutClaims,
   readOrderEffects,
+  readPublishedEventIds,
   readReservations,
   readWorkflows,
 } from './sources';
 import { readTopicsToEnd } from '../kafka/topic-reader';
 import { payoutIdsOf } from './classify-payouts';
+import { cartIdsOf } from './classify-carts';
+import { CART_EVENTS_TOPIC } from '../domains/carts/workflows/cart-names';
 
 /** The clients reconcile reads through; the caller owns and closes them. */
 export interface ReconcileDeps {
@@ -83,6 +87,8 @@ export interface ReconcileReport {
     orders: number;
     /** Payouts judged (any source knew them). */
     payouts: number;
+    /** Carts judged (any source knew them). */
+    carts: number;
     reservations: number;
     /** Order claims read, and how many of them have settled. */
     claims: number;
@@ -155,10 +161,16 @@ async function readTopicFacts(
     }
     const orderId = t.searchAttributes.EntityId;
     if (!subjectOf(message, orderId, t.aggregateId).startsWith(prefix)) return;
-    const { totalMinor: total, amountMinor: amount } = t.data as {
-      totalMinor?: unknown;
-      amountMinor?: unknown;
-    };
+    const {
+      totalMinor: total,
+      amountMinor: amount,
+      lines,
+    } = t.data as { totalMinor?: unknown; amountMinor?: unknown; lines?: unknown };
+    const skus = Array.isArray(lines)
+      ? lines.flatMap((l) =>
+          typeof (l as { sku?: unknown })?.sku === 'string' ? [l.sku as string] : [],
+        )
+      : undefined;
     events.push({
       identity: t.identity,
       workflowId: t.workflowId,
@@ -169,6 +181,7 @@ async function readTopicFacts(
       ...(orderId !== undefined ? { orderId } : {}),
       ...(typeof total === 'number' ? { totalMinor: total } : {}),
       ...(typeof amount === 'number' ? { amountMinor: amount } : {}),
+      ...(skus ? { lineSkus: skus } : {}),
       fingerprint: t.fingerprint,
     });
   };
@@ -230,19 +243,22 @@ export async function runReconcile(
 ): Promise<ReconcileReport> {
   const prefix = options.prefix ?? '';
   const workflowTypes = new Set([...options.routes.values()].map((r) => r.workflowType));
-  const [topicFacts, ledger, workflows, reservations, claims, payoutClaims] = await Promise.all([
-    readTopicFacts(deps.kafka, options),
-    readLedgerEntries(deps.pool, options.schema, prefix),
-    readWorkflows(deps.client, { prefix, workflowTypes }),
-    readReservations(deps.pool, options.schema, prefix),
-    readOrderClaims(deps.pool, options.schema, prefix),
-    readPayoutClaims(deps.pool, options.schema, prefix),
-  ]);
+  const [topicFacts, ledger, workflows, reservations, claims, payoutClaims, cartClaims] =
+    await Promise.all([
+      readTopicFacts(deps.kafka, options),
+      readLedgerEntries(deps.pool, options.schema, prefix),
+      readWorkflows(deps.client, { prefix, workflowTypes }),
+      readReservations(deps.pool, options.schema, prefix),
+      readOrderClaims(deps.pool, options.schema, prefix),
+      readPayoutClaims(deps.pool, options.schema, prefix),
+      readCartClaims(deps.pool, options.schema, prefix),
+    ]);
   const orderIds = new Set([
     ...topicFacts.events.flatMap((e) => (e.orderId ? [e.orderId] : [])),
     ...workflows.flatMap((w) => (w.orderId ? [w.orderId] : [])),
     ...claims.map((c) => c.orderId),
     ...payoutClaims.map((c) => c.entityId),
+    ...cartClaims.map((c) => c.entityId),
   ]);
   const effects = await readOrderEffects(orderIds, {
     providersUrl: options.providersUrl,
@@ -258,9 +274,19 @@ export async function runReconcile(
     dlq: topicFacts.dlq,
     claims,
     payoutClaims,
+    cartClaims,
     ...(topicFacts.eventsKnownSince ? { eventsKnownSince: topicFacts.eventsKnownSince } : {}),
   };
   const payoutIds = payoutIdsOf(facts);
+  const cartIds = cartIdsOf(facts);
+  // What the carts published, read only when there are carts (the topic is theirs).
+  if (cartIds.size > 0)
+    facts.cartEvents = await readPublishedEventIds(
+      deps.kafka,
+      CART_EVENTS_TOPIC,
+      prefix,
+      options.readTimeoutMs,
+    );
   const discrepancies = classifyDiscrepancies(facts, {
     now: options.now ?? new Date(),
     stuckAfterMs: options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
@@ -276,11 +302,14 @@ export async function runReconcile(
       poison: facts.poison.length,
       ledgerRows: ledger.length,
       workflows: workflows.length,
-      orders: orderIds.size - payoutIds.size,
+      orders: orderIds.size - payoutIds.size - cartIds.size,
       payouts: payoutIds.size,
+      carts: cartIds.size,
       reservations: reservations.length,
-      claims: claims.length + payoutClaims.length,
-      settledClaims: [...claims, ...payoutClaims].filter((c) => c.settled !== undefined).length,
+      claims: claims.length + payoutClaims.length + cartClaims.length,
+      settledClaims: [...claims, ...payoutClaims, ...cartClaims].filter(
+        (c) => c.settled !== undefined,
+      ).length,
       dlqMessages: facts.dlq.length,
       eventsKnownSince: facts.eventsKnownSince?.toISOString() ?? null,
     },

@@ -6,6 +6,12 @@ import { listOrderClaims } from '../domains/orders/order-claim-store';
 import { listClaims } from '../db/entity-claim-store';
 import type { EntityClaim } from '../db/entity-claim';
 import { PAYOUTS_DOMAIN } from '../domains/payouts/workflows/payout-names';
+import { CARTS_DOMAIN } from '../domains/carts/workflows/cart-names';
+import type { Kafka } from 'kafkajs';
+import { randomBytes } from 'node:crypto';
+import { firstHeaderText } from '../events/headers';
+import { HEADER } from '../events/envelope';
+import { readTopicsToEnd } from '../kafka/topic-reader';
 import { qualifyTable } from '../config/schema-name';
 import { runLimited } from '../util/run-limited';
 import { SEARCH_ATTRIBUTE, visibility } from '../temporal/search-attributes';
@@ -66,6 +72,53 @@ export async function readPayoutClaims(
   } catch (err) {
     throw new ReconcileSourceError(`payout claims (${schema}.entity_claims)`, err);
   }
+}
+
+/** Cart claims of carts whose ID starts with `prefix` ('' = all): each cart's owner. */
+export async function readCartClaims(
+  pool: pg.Pool,
+  schema: string,
+  prefix: string,
+): Promise<EntityClaim[]> {
+  try {
+    return await listClaims(pool, CARTS_DOMAIN, { schema, prefix });
+  } catch (err) {
+    throw new ReconcileSourceError(`cart claims (${schema}.entity_claims)`, err);
+  }
+}
+
+/**
+ * The distinct event IDs of the events a domain published to `topic` (the engine's publishing
+ * step: the record key is the entity, the event ID its step's key), by entity, for the
+ * entities whose ID starts with `prefix`. A record repeated by a retried step is one event.
+ */
+export async function readPublishedEventIds(
+  kafka: Kafka,
+  topic: string,
+  prefix: string,
+  timeoutMs?: number,
+): Promise<Map<string, string[]>> {
+  const byEntity = new Map<string, Set<string>>();
+  try {
+    await readTopicsToEnd(
+      kafka,
+      [topic],
+      (_topic, _partition, message) => {
+        const entityId = message.key?.toString();
+        const eventId = firstHeaderText(message.headers, HEADER.eventId);
+        if (entityId === undefined || !entityId.startsWith(prefix) || eventId === undefined) return;
+        const ids = byEntity.get(entityId) ?? new Set<string>();
+        byEntity.set(entityId, ids.add(eventId));
+      },
+      {
+        groupId: `onceflow-reconcile-published-${randomBytes(4).toString('hex')}`,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      },
+    );
+  } catch (err) {
+    throw new ReconcileSourceError(`the published events on ${topic}`, err);
+  }
+  return new Map([...byEntity].map(([id, ids]) => [id, [...ids]]));
 }
 
 /** Inventory reservations of orders whose ID starts with `prefix` ('' = all). */
@@ -162,7 +215,7 @@ export interface ReadOrderEffectsOptions {
   concurrency?: number;
 }
 
-/** The providers' ledgers (charges, refunds, emails) per order, from GET /admin/ledger. */
+/** The providers' ledgers (charges, refunds, emails, holds, shipments) per order, from GET /admin/ledger. */
 export async function readOrderEffects(
   orderIds: Iterable<string>,
   options: ReadOrderEffectsOptions,
@@ -183,8 +236,13 @@ export async function readOrderEffects(
     if (!res.ok)
       throw new ReconcileSourceError(`the providers' ledger at ${url}`, `HTTP ${res.status}`);
     const view = (await res.json()) as OrderEffects;
-    if (view.charges.length + view.refunds.length + view.emails.length > 0)
-      effects.set(orderId, view);
+    const rows =
+      view.charges.length +
+      view.refunds.length +
+      view.emails.length +
+      (view.holds?.length ?? 0) +
+      (view.shipments?.length ?? 0);
+    if (rows > 0) effects.set(orderId, view);
   });
   await runLimited(tasks, options.concurrency ?? 16);
   return effects;

@@ -7,6 +7,7 @@ import { mergeRoutes, parseExtraRoutes } from '../../../src/events/routes';
 import { translateMessage, type Translation } from '../../../src/events/translate';
 import * as workflows from '../../../src/domains/orders/workflows';
 import * as payoutWorkflows from '../../../src/domains/payouts/workflows';
+import * as cartWorkflows from '../../../src/domains/carts/workflows';
 import { WORKFLOW_TYPE } from '../../../src/domains/orders/workflows/workflow-types';
 import { headerMessage, orderPlacedData } from './fixtures';
 
@@ -29,12 +30,17 @@ describe('bridge: routes', () => {
     assert.equal(DEFAULT_ROUTES.get('OrderCancelled')?.workflowType, 'orderCancellation');
     assert.equal(DEFAULT_ROUTES.get('PayoutRequested')?.workflowType, 'payout');
     assert.equal(DEFAULT_ROUTES.get('PayoutCancelled')?.workflowType, 'payoutCancellation');
-    assert.equal(DEFAULT_ROUTES.size, 4);
+    assert.equal(DEFAULT_ROUTES.get('CartCheckedOut')?.workflowType, 'cart');
+    assert.equal(DEFAULT_ROUTES.get('CartCancelled')?.workflowType, 'cartCancellation');
+    assert.equal(DEFAULT_ROUTES.size, 6);
   });
 
   it('routes only to workflow functions the worker registers', () => {
     // Renaming a workflow without its route must fail here, not at the first event.
-    const registered = { ...workflows, ...payoutWorkflows } as Record<string, unknown>;
+    const registered = { ...workflows, ...payoutWorkflows, ...cartWorkflows } as Record<
+      string,
+      unknown
+    >;
     for (const route of DEFAULT_ROUTES.values()) {
       assert.equal(typeof registered[route.workflowType], 'function', route.workflowType);
       assert.equal((registered[route.workflowType] as { name: string }).name, route.workflowType);
@@ -123,9 +129,9 @@ describe('bridge: routes', () => {
 
   it('merges extra routes and refuses to redefine a built-in one', () => {
     const table = buildRouteTable('{"InvoiceIssued":"invoiceWorkflow"}');
-    assert.equal(table.size, 5);
+    assert.equal(table.size, 7);
     assert.equal(table.get('InvoiceIssued')?.workflowType, 'invoiceWorkflow');
-    assert.equal(DEFAULT_ROUTES.size, 4, 'the defaults are not mutated');
+    assert.equal(DEFAULT_ROUTES.size, 6, 'the defaults are not mutated');
     assert.deepEqual(
       settingsOf(() => mergeRoutes(DEFAULT_ROUTES, parseExtraRoutes({ OrderPlaced: 'mine' }))),
       ['BRIDGE_EXTRA_ROUTES.OrderPlaced: is a built-in route and cannot be redefined'],

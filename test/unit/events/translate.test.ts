@@ -146,7 +146,7 @@ describe('bridge: translateMessage', () => {
       assert.equal(p.reason, 'unknown-event-type');
       assert.match(
         p.error,
-        /"OrderShipped" has no route \(known: OrderPlaced, OrderCancelled, PayoutRequested, PayoutCancelled\)/,
+        /"OrderShipped" has no route \(known: OrderPlaced, OrderCancelled, PayoutRequested, PayoutCancelled, CartCheckedOut, CartCancelled\)/,
       );
     });
 

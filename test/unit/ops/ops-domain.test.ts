@@ -45,7 +45,7 @@ describe('ops CLI: the domains it serves come from the registry', () => {
       () => findOpsDomain(known, 'refunds'),
       (err: Error) =>
         err instanceof UsageError &&
-        /unknown domain or command: refunds \(registered domains: orders, payouts;/.test(
+        /unknown domain or command: refunds \(registered domains: orders, payouts, carts;/.test(
           err.message,
         ),
     );

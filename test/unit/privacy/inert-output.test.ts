@@ -161,6 +161,7 @@ describe('operator output is inert (issue 17)', () => {
           workflows: 1,
           orders: 1,
           payouts: 0,
+          carts: 0,
           reservations: 1,
           claims: 1,
           settledClaims: 1,

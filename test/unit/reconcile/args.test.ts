@@ -80,6 +80,7 @@ describe('reconcile: command line', () => {
       workflows: 1,
       orders: 1,
       payouts: 0,
+      carts: 0,
       reservations: 1,
       claims: 1,
       settledClaims: 1,

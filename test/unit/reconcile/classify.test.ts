@@ -157,7 +157,7 @@ describe('reconcile: classification of discrepancies', () => {
     const counts = countByClass([{ class: 'stuck-order', subject: 's', detail: '' }]);
     assert.equal(counts['stuck-order'], 1);
     assert.equal(counts['refund-missing'], 0);
-    assert.equal(Object.keys(counts).length, 10);
+    assert.equal(Object.keys(counts).length, 11);
     assert.equal(counts['multiple-effects-per-order'], 0);
     assert.equal(counts['order-conflict'], 0);
   });

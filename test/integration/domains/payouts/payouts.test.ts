@@ -68,6 +68,19 @@ describe('payouts: a second domain on the public API (real Temporal, Postgres, p
       [[4200, `payout:${data.payoutId}:reverse`]],
     );
   });
+  it('a provider failing during the reversal of a paid payout delays its cancellation, never loses it', async () => {
+    const data = newPayout();
+    assert.equal((await run(data)).outcome, 'completed');
+    // More failures than the fast phase's four attempts: only a longer retry gets through.
+    await env.setFaults({ endpoints: { refunds: { failBeforeCommitRate: 1, limit: 4 } } });
+    try {
+      assert.equal((await cancel(data.payoutId)).handledBy, 'reversed');
+    } finally {
+      await env.setFaults({ endpoints: { refunds: {} } });
+    }
+    assert.equal((await env.ledger(data.payoutId)).refunds.length, 1);
+  });
+
   it('PayoutCancelled read before its payout has claimed waits for the claim, then undoes the payout', async () => {
     const data = newPayout();
     // The cancellation first: it finds no claim and waits on a durable timer (without the

@@ -46,12 +46,23 @@ interface ChaosSummary {
     conflicts: number;
     poison: number;
   };
+  carts: {
+    carts: number;
+    lines: number;
+    declined: number;
+    cancels: number;
+    versionBumps: number;
+    poison: number;
+    conflicts: number;
+  };
   expectedWorkflows: number;
   secondRuns: { duplicate: number; orderConflict: number };
   payoutSecondRuns: { duplicate: number; orderConflict: number };
-  read: { workflows: number; dlqMessages: number; orders: number; payouts: number };
+  cartSecondRuns: { duplicate: number; orderConflict: number };
+  read: { workflows: number; dlqMessages: number; orders: number; payouts: number; carts: number };
   violations: number;
   invariants: Record<string, number>;
+  cartInvariants: Record<string, number>;
   faults: Record<string, number>;
   scheduled: Record<string, number>;
   transientWaits: { orders: number; maxMs: number; totalMs: number; parkedOnTransient: number };
@@ -81,18 +92,27 @@ describe('npm run chaos (short seeded run)', function () {
     // write it again).
     // Payouts ran beside the orders (one workflow per payout, cancellation and version bump),
     // and reconcile judged every one of them by the payout invariants.
-    const { stream, read, payouts } = summary;
+    // Carts too: loops over their lines, a declined primary card caught and paid by the
+    // backup, branches at once, cancellations at random points; judged by the cart invariants.
+    const { stream, read, payouts, carts } = summary;
     assert.equal(
       summary.expectedWorkflows,
       stream.orders +
         stream.cancels +
         stream.resends +
         stream.versionBumps +
-        (payouts.payouts + payouts.cancels + payouts.versionBumps),
+        (payouts.payouts + payouts.cancels + payouts.versionBumps) +
+        (carts.carts + carts.cancels + carts.versionBumps),
     );
     assert.equal(read.workflows, summary.expectedWorkflows);
     assert.ok(payouts.payouts > 0 && payouts.cancels > 0 && payouts.versionBumps > 0);
     assert.equal(read.payouts, payouts.payouts);
+    assert.ok(carts.lines > carts.carts && carts.declined > 0 && carts.cancels > 0);
+    assert.equal(read.carts, carts.carts);
+    assert.ok(Object.keys(summary.cartInvariants).length >= 10);
+    for (const [name, n] of Object.entries(summary.cartInvariants)) assert.equal(n, 0, name);
+    assert.ok(summary.cartSecondRuns.duplicate >= carts.versionBumps);
+    assert.equal(summary.cartSecondRuns.orderConflict, 0);
     assert.equal(read.orders, stream.orders + stream.stale);
     assert.ok(summary.payoutSecondRuns.duplicate >= payouts.versionBumps);
     assert.equal(summary.payoutSecondRuns.orderConflict, 0);
@@ -114,7 +134,9 @@ describe('npm run chaos (short seeded run)', function () {
           stream.stale +
           stream.orderIdMismatches +
           payouts.poison +
-          payouts.conflicts,
+          payouts.conflicts +
+          carts.poison +
+          carts.conflicts,
     );
     // Every defect class of the stream was in it.
     for (const [defect, n] of Object.entries(summary.stream)) assert.ok(n > 0, `${defect}: ${n}`);
@@ -161,6 +183,8 @@ describe('npm run chaos (short seeded run)', function () {
     assert.match(html, /resends \(fresh event ID, no version\)<\/td><td>[1-9]/);
     assert.match(html, /orderId ≠ aggregateId \(poison\)<\/td><td>[1-9]/);
     assert.match(html, /payouts requested \(paid or refused\)<\/td><td>[1-9]/);
+    assert.match(html, /carts checked out \(fulfilled or declined\)<\/td><td>[1-9]/);
+    assert.match(html, /<td>release-missing<\/td><td>0<\/td>/);
     assert.match(
       html,
       /ended duplicate \(of \d+ resends \+ \d+ version bumps \+ \d+ runs deleted, read again\)<\/td><td>[1-9]/,

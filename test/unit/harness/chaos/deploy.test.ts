@@ -17,6 +17,8 @@ describe('the chaos deploy fault', () => {
       assert.match(order, /\[reserve, recheck, charge, email, announce\]/);
       const payout = readFileSync(join(dir, 'src/domains/payouts/workflows/payout.ts'), 'utf8');
       assert.match(payout, /steps\.tell\(/);
+      const cart = readFileSync(join(dir, 'src/domains/carts/workflows/cart.ts'), 'utf8');
+      assert.match(cart, /steps\['ship-notice'\]\(/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

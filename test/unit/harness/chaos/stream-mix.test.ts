@@ -10,7 +10,7 @@ import { buildScenario } from '../../../../harness/pipeline/scenario';
 describe('chaos: the stream mix', () => {
   // The short chaos test runs seed 12 with 60 orders and checks every defect class was in it.
   const scenario = buildScenario(60, 12, CHAOS_STREAM_MIX);
-  const { stream, payouts } = scenario;
+  const { stream, payouts, carts } = scenario;
 
   it('holds every defect class, the producer mistakes included, in the short run (seed 12)', () => {
     for (const [defect, n] of Object.entries(stream.counts)) assert.ok(n > 0, `${defect}: ${n}`);
@@ -33,9 +33,15 @@ describe('chaos: the stream mix', () => {
   it('runs payouts beside the orders: one stream, one run prefix, both in every count', () => {
     assert.equal(payouts.counts.payouts, 15);
     assert.ok(payouts.counts.cancels > 0 && payouts.counts.versionBumps > 0);
-    assert.equal(scenario.records.length, stream.records.length + payouts.records.length);
-    assert.equal(scenario.expectedWorkflows, stream.expectedWorkflows + payouts.expectedWorkflows);
-    for (const id of [...stream.orders.keys(), ...payouts.payouts.keys()])
+    assert.equal(
+      scenario.records.length,
+      stream.records.length + payouts.records.length + carts.records.length,
+    );
+    assert.equal(
+      scenario.expectedWorkflows,
+      stream.expectedWorkflows + payouts.expectedWorkflows + carts.expectedWorkflows,
+    );
+    for (const id of [...stream.orders.keys(), ...payouts.payouts.keys(), ...carts.carts.keys()])
       assert.ok(id.startsWith(scenario.prefix), id);
     assert.ok(scenario.orderPrefix.startsWith(scenario.prefix));
     assert.ok(!scenario.orderPrefix.startsWith(scenario.payoutPrefix));
@@ -47,7 +53,7 @@ describe('chaos: the stream mix', () => {
       [...payouts.payouts.values()].map((p) => p.amountMinor),
     );
     const rows = new Map(describeStreamRows(stream, payouts));
-    assert.equal(rows.get('messages'), scenario.records.length);
+    assert.equal(rows.get('messages'), stream.records.length + payouts.records.length);
     assert.equal(rows.get('payouts requested (paid or refused)'), 15);
     assert.equal(
       rows.get('payout version bumps (same payout, next version)'),
@@ -64,6 +70,29 @@ describe('chaos: the stream mix', () => {
     assert.equal(
       expectedDeadLetters(long.stream, long.payouts),
       expectedDeadLetters(long.stream) + p.poison + p.conflicts,
+    );
+  });
+
+  it('runs carts beside them: loops, declines that fall back, cancellations, in the short run', () => {
+    const k = carts.counts;
+    assert.equal(k.carts, 15);
+    assert.ok(k.lines > k.carts && k.declined > 0 && k.cancels > 0, JSON.stringify(k));
+    assert.ok(!scenario.cartPrefix.startsWith(scenario.payoutPrefix));
+    assert.ok(!scenario.orderPrefix.startsWith(scenario.cartPrefix));
+    const rows = new Map(describeStreamRows(stream, payouts, carts));
+    assert.equal(rows.get('messages'), scenario.records.length);
+    assert.equal(rows.get('carts checked out (fulfilled or declined)'), 15);
+    assert.equal(rows.get('cart lines (each held once)'), k.lines);
+    assert.match(
+      describeStreamLine(stream, payouts, carts),
+      new RegExp(`and ${carts.records.length} cart messages \\(15 carts of ${k.lines} lines`),
+    );
+    const long = buildScenario(800, 12, CHAOS_STREAM_MIX);
+    const c = long.carts.counts;
+    assert.ok(c.poison > 0 && c.conflicts > 0 && c.backupDeclined > 0, JSON.stringify(c));
+    assert.equal(
+      expectedDeadLetters(long.stream, long.payouts, long.carts),
+      expectedDeadLetters(long.stream, long.payouts) + c.poison + c.conflicts,
     );
   });
 
