@@ -62,5 +62,6 @@ export {
   type StepTimeouts,
 } from './workflows/retry-classes';
 export { describeFailure } from './workflows/failures';
+export { proxyThroughOutage, waitOutTransient } from './workflows/outage-wait';
 export type { PublishEventResult } from './activities/publish-contract';
 export type { EventMeta, EventWorkflowInput } from './events/workflow-input';

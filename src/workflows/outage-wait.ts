@@ -2,9 +2,10 @@
 // not fail: its fast round, then, on a transient cause, one waiting round for the window the
 // failure carries (an activity Temporal retries: call-rounds.ts says why). Anything else, or a
 // spent window, throws. Workflow code.
+import { proxyActivities } from '@temporalio/workflow';
 import { waitingRound } from './call-rounds';
 import { transientCauseOf } from './failures';
-import type { WaitingRound } from './retry-classes';
+import { activityOptionsOf, type RetryClass, type WaitingRound } from './retry-classes';
 
 /** Runs `call` (its class's budget), then once more as a waiting round if it met an outage. */
 export async function waitOutTransient<T>(call: (round?: WaitingRound) => Promise<T>): Promise<T> {
@@ -15,4 +16,32 @@ export async function waitOutTransient<T>(call: (round?: WaitingRound) => Promis
     if (!transient) throw err;
     return call(waitingRound(transient, transient.windowMs));
   }
+}
+
+/**
+ * Activities of one retry class whose every call waits out an outage (waitOutTransient): a
+ * cancellation workflow's calls outside a run's steps, where no operator stands by to retry.
+ * The window is the worker's, from the failure; a cause nobody waits out throws at once.
+ *
+ * @example
+ * const foreign = proxyThroughOutage<Pick<Activities, 'reverseTransfer'>>('foreign');
+ * await foreign.reverseTransfer({ key, payoutId });
+ */
+export function proxyThroughOutage<A extends object>(
+  retry: RetryClass,
+  nonRetryable?: readonly string[],
+): A {
+  const fast = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(
+    activityOptionsOf(retry, { nonRetryable }),
+  );
+  return new Proxy({} as A, {
+    get: (_target, name) => (input: unknown) =>
+      waitOutTransient((round) =>
+        (round
+          ? proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(
+              activityOptionsOf(retry, { nonRetryable, round }),
+            )
+          : fast)[String(name)]!(input),
+      ),
+  });
 }

@@ -2,48 +2,19 @@
 // run unwinds what it did), a fulfilled one is undone here with the cart's own undo keys (the
 // shipment cancelled, every charge refunded, every line released), so whichever path runs
 // first each provider undoes once. Workflow code.
-import {
-  getExternalWorkflowHandle,
-  proxyActivities,
-  sleep,
-  workflowInfo,
-  type ActivityOptions,
-} from '@temporalio/workflow';
-import { cancelSignal, foreignBudget, ownBudget, type EventWorkflowInput } from '../../../workflow';
+import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
+import { cancelSignal, proxyThroughOutage, type EventWorkflowInput } from '../../../workflow';
 import type { CartActivities } from '../activities';
 import type { CartCancelledData } from '../cart-events';
 import { cart } from './cart';
 
-/**
- * How long each call of a cancellation waits out a provider or our database being down: the
- * engine's default transient window (ORDER_TRANSIENT_RETRY_WINDOW). Outside a run's steps
- * there is no waiting round, so each call is one activity that Temporal itself retries
- * (attempts write no history), at most every 30 s, for the window: an outage delays the
- * cancellation instead of failing it with the cart still charged. A request refused for good
- * (a 4xx, a key reused) fails at once.
- */
-const OUTAGE_WINDOW = '1 hour';
-
-/** A retry class's budget, its attempts stretched over OUTAGE_WINDOW. */
-function outlasting(budget: ActivityOptions): ActivityOptions {
-  return {
-    ...budget,
-    scheduleToCloseTimeout: OUTAGE_WINDOW,
-    retry: {
-      initialInterval: '500 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '30 seconds',
-      nonRetryableErrorTypes: budget.retry?.nonRetryableErrorTypes ?? [],
-    },
-  };
-}
-
-const own = proxyActivities<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>(
-  outlasting(ownBudget()),
-);
-const foreign = proxyActivities<
-  Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>
->(outlasting(foreignBudget()));
+// Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
+// our database's) for the worker's window instead of failing the cancellation.
+const own = proxyThroughOutage<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>('own');
+const foreign =
+  proxyThroughOutage<Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>>(
+    'foreign',
+  );
 
 /**
  * How long a cancellation waits for its cart's run to claim the cart (the reason is the

@@ -1,44 +1,16 @@
 // PayoutCancelled → the payout's owner (its claim) compensates: a running payout is signalled
 // (its saga reverses what it did), a paid one is reversed here under the same `reverse` key,
 // so whichever path runs first the provider reverses once. Workflow code.
-import {
-  getExternalWorkflowHandle,
-  proxyActivities,
-  sleep,
-  workflowInfo,
-  type ActivityOptions,
-} from '@temporalio/workflow';
-import { cancelSignal, foreignBudget, ownBudget, type EventWorkflowInput } from '../../../workflow';
+import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
+import { cancelSignal, proxyThroughOutage, type EventWorkflowInput } from '../../../workflow';
 import type { PayoutActivities } from '../activities';
 import type { PayoutCancelledData } from '../payout-events';
 import { payout } from './payout';
 
-/**
- * A retry class's budget, its attempts stretched over the engine's default transient window
- * (ORDER_TRANSIENT_RETRY_WINDOW), at most every 30 s. Outside a run's steps there is no
- * waiting round: with the class's own budget (four attempts in 3.5 s) a provider outage failed
- * the reversal of a paid payout and lost the cancellation (chaos seed 31). The cart domain's
- * cancellation does the same (carts/workflows/cart-cancellation.ts).
- */
-function outlasting(budget: ActivityOptions): ActivityOptions {
-  return {
-    ...budget,
-    scheduleToCloseTimeout: '1 hour',
-    retry: {
-      initialInterval: '500 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '30 seconds',
-      nonRetryableErrorTypes: budget.retry?.nonRetryableErrorTypes ?? [],
-    },
-  };
-}
-
-const own = proxyActivities<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>(
-  outlasting(ownBudget()),
-);
-const foreign = proxyActivities<Pick<PayoutActivities, 'reverseTransfer'>>(
-  outlasting(foreignBudget()),
-);
+// Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
+// our database's) for the worker's window instead of failing the cancellation.
+const own = proxyThroughOutage<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>('own');
+const foreign = proxyThroughOutage<Pick<PayoutActivities, 'reverseTransfer'>>('foreign');
 
 /**
  * How long a cancellation waits for its payout's run to claim the payout. The bridge starts
