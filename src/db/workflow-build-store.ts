@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type pg from 'pg';
 
@@ -7,6 +8,14 @@ import type pg from 'pg';
  * schema. A build is stored by the first worker that runs it and read back by a later worker
  * that serves the build's runs after its own workers stopped (src/worker/build-drains.ts).
  */
+
+/**
+ * The build ID of a workflow bundle: the full SHA-256 of its code, 64 hex digits (the same
+ * code is the same build, and a stored bundle is checked against it before it runs).
+ */
+export function buildIdOf(code: string): string {
+  return createHash('sha256').update(code).digest('hex');
+}
 
 /** Stores a build's bundle (once: the same build ID is the same code). */
 export async function storeBuild(pool: pg.Pool, buildId: string, code: string): Promise<void> {

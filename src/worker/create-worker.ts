@@ -1,17 +1,15 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import type { ActivityDeps } from '../activities';
 import { createEventProducer } from '../activities/kafka';
-import { storeBuild } from '../db/workflow-build-store';
+import { buildIdOf, storeBuild } from '../db/workflow-build-store';
 import { buildDrains, type BuildDrainsOptions } from './build-drains';
 import { DatabaseOutageInterceptor } from './database-outage';
 import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
-import { activeTracing } from '../tracing/active';
 import { workerTracingOptions } from '../tracing/worker';
 
 export interface CreateWorkerOptions {
@@ -34,9 +32,9 @@ export interface CreateWorkerOptions {
    */
   taskQueue?: string;
   /**
-   * A prebuilt workflow bundle (tests bundle once; with tracing on, one with the tracing
-   * interceptors: test/support/workflow-bundle.ts). Default: the engine's and the domains'
-   * workflows bundled by a child process and cached (see prepareWorkflowBundle).
+   * A prebuilt workflow bundle (tests bundle once, with the worker's own bundle options:
+   * test/support/workflow-bundle.ts). Default: the engine's and the domains' workflows
+   * bundled by a child process and cached (see prepareWorkflowBundle).
    * @example workflowBundle: { codePath: '/var/cache/onceflow/workflows.js' }
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -69,9 +67,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   // caller brings its own, and then closed when the worker stops.
   const ownProducer = options.deps.producer ? undefined : createEventProducer(config.kafka);
   const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
-  const bundle =
-    options.workflowBundle ??
-    (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() }));
+  const bundle = options.workflowBundle ?? (await prepareWorkflowBundle({ domains }));
   const tracing = workerTracingOptions();
   const outage = new DatabaseOutageInterceptor({
     windowMs:
@@ -188,11 +184,6 @@ export function pollersOf(
       maximum: config.worker.activityTaskPollers,
     },
   };
-}
-
-/** The build ID: the bundle's content hash (the same code is the same build). */
-export function buildIdOf(code: string): string {
-  return createHash('sha256').update(code).digest('hex').slice(0, 24);
 }
 
 /** Stores the build now, or every 5 s until the database answers; stop() gives up. */
