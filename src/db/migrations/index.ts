@@ -7,6 +7,7 @@ import { claimOutlivesKeys } from './0006-claim-outlives-keys';
 import { createDlqReplays } from './0007-create-dlq-replays';
 import { entityClaims } from './0008-entity-claims';
 import { workflowBuilds } from './0009-workflow-builds';
+import { verifiedBuilds } from './0010-verified-builds';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   createDlqReplays,
   entityClaims,
   workflowBuilds,
+  verifiedBuilds,
 ];
