@@ -47,13 +47,18 @@ export function buildsContext(client: Client, config: Config, cli: string): Buil
   };
 }
 
-/** The deployment's current build. */
-export async function currentBuild(ctx: BuildsContext): Promise<string | undefined> {
-  const d = await ctx.client.workflowService.describeWorkerDeployment({
-    namespace: ctx.client.options.namespace,
-    deploymentName: ctx.deployment,
-  });
-  return d.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
+/** The deployment's current build ('' for none), asking again while Temporal restarts. */
+export function currentBuild(ctx: BuildsContext): Promise<string> {
+  return waitFor(
+    async () => {
+      const d = await ctx.client.workflowService.describeWorkerDeployment({
+        namespace: ctx.client.options.namespace,
+        deploymentName: ctx.deployment,
+      });
+      return d.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? '';
+    },
+    { timeoutMs: 180_000, intervalMs: 1000, what: `the current build of ${ctx.deployment}` },
+  );
 }
 
 /**
@@ -86,10 +91,17 @@ export async function deployRelease(
 export async function rollBack(ctx: BuildsContext, fleet: Fleet, worker: string): Promise<string> {
   const [target, from] = [ctx.seen.trail.at(-2), ctx.seen.trail.at(-1)];
   if (!target || !from) throw new Error('a rollback needs a deploy before it');
-  await ctx.temporalCli([
-    ...['worker', 'deployment', 'set-current-version', '--yes', '--allow-no-pollers'],
-    ...['--deployment-name', ctx.deployment, '--build-id', target],
-  ]);
+  // As an operator would: again, if Temporal fails the call (it may be restarting).
+  await waitFor(
+    () =>
+      ctx
+        .temporalCli([
+          ...['worker', 'deployment', 'set-current-version', '--yes', '--allow-no-pollers'],
+          ...['--deployment-name', ctx.deployment, '--build-id', target],
+        ])
+        .then(() => true),
+    { timeoutMs: 180_000, intervalMs: 1000, what: `the rollback to ${target}` },
+  );
   const log = fleet.logOf(worker);
   const seen = log ? readFileSync(log, 'utf8').length : 0;
   await fleet.stop(worker);
@@ -103,8 +115,8 @@ export async function rollBack(ctx: BuildsContext, fleet: Fleet, worker: string)
   );
   const now = await currentBuild(ctx);
   if (now !== target) ctx.seen.undone++;
-  ctx.seen.trail.push(now ?? '');
-  return `rolled back from ${from.slice(0, 12)}… to ${target.slice(0, 12)}…; ${worker} restarted; current is ${now === target ? 'still the rollback' : `${now?.slice(0, 12)}… (UNDONE)`}`;
+  ctx.seen.trail.push(now);
+  return `rolled back from ${from.slice(0, 12)}… to ${target.slice(0, 12)}…; ${worker} restarted; current is ${now === target ? 'still the rollback' : `${now.slice(0, 12)}… (UNDONE)`}`;
 }
 
 /** Every status of a closed run. */

@@ -116,7 +116,7 @@ export function buildDrains(options: BuildDrainsOptions) {
 
   /**
    * Serves `buildId` with a drain worker unless it has one, the limit is reached, or its code
-   * is missing or refused; resolves how it is served (before the check for workers elsewhere).
+   * is missing or refused; resolves how it is served.
    */
   async function serve(
     buildId: string,
