@@ -163,7 +163,7 @@ export async function readRunsOnBuilds(client: Client, prefix: string): Promise<
 /** The report's line: the current builds in turn, and the runs each build finished. */
 export function describeBuilds(seen: BuildsContext['seen'], runs: RunsOnBuilds): string {
   const byBuild = Object.entries(runs.byBuild)
-    .map(([b, n]) => `${b.slice(0, 12)} ${n}`)
+    .map(([b, n]) => `${b.slice(0, 12)}… ${n}`)
     .join(', ');
-  return `builds: current ${seen.trail.map((b) => b.slice(0, 12)).join(' -> ')}; ${runs.checked} closed runs, each on one build: ${byBuild}`;
+  return `builds (by their first 12 hex digits): current ${seen.trail.map((b) => `${b.slice(0, 12)}…`).join(' -> ')}; ${runs.checked} closed runs, each on one build: ${byBuild}`;
 }

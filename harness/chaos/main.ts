@@ -214,7 +214,7 @@ async function main(argv: string[]): Promise<number> {
     faultCounts.set('parked orders retried', retried);
     faultCounts.set('closed runs read for their build', onBuilds.checked);
     for (const [build, n] of Object.entries(onBuilds.byBuild))
-      faultCounts.set(`runs finished on build ${build.slice(0, 12)}`, n);
+      faultCounts.set(`runs finished on build ${build.slice(0, 12)}…`, n);
     faultCounts.set('orders that waited on a transient cause', waits.orders);
     faultCounts.set('longest transient wait (s)', Math.round(waits.maxMs / 1000));
     faultCounts.set('total transient wait (s)', Math.round(waits.totalMs / 1000));
