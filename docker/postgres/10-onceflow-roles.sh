@@ -11,5 +11,7 @@ psql --no-psqlrc --username "$POSTGRES_USER" --dbname postgres \
   -v owner_password="$ONCEFLOW_DB_OWNER_PASSWORD" \
   -v app_role="$ONCEFLOW_DB_USER" \
   -v app_password="$ONCEFLOW_DB_PASSWORD" \
+  -v worker_role="$ONCEFLOW_WORKER_DB_USER" \
+  -v worker_password="$ONCEFLOW_WORKER_DB_PASSWORD" \
   -v onceflow_db="$ONCEFLOW_DB" \
   -f /docker-entrypoint-initdb.d/onceflow-roles.psql

@@ -55,6 +55,11 @@ export class Fleet {
     });
   }
 
+  /** The log file of a running member (its output, appended across restarts). */
+  logOf(name: string): string | undefined {
+    return this.running.get(name)?.logFile;
+  }
+
   /** SIGKILL: no graceful shutdown, no offset commit, no activity completion. */
   async kill(name: string): Promise<void> {
     const component = this.running.get(name);

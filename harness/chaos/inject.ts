@@ -13,6 +13,7 @@ import { letTimePass, type TimePassesContext, type TimePassesReport } from './ti
 import { adminHeaders } from '../../src/reconcile/provider-ledger';
 import { applyTopologyFault, withKafka } from './topology-faults';
 import { cancelThroughTemporal } from './temporal-cancel';
+import { deployRelease, rollBack, type BuildsContext } from './builds';
 
 export interface InjectContext {
   fleet: Fleet;
@@ -28,8 +29,13 @@ export interface InjectContext {
   memories?: Omit<TimePassesContext, 'fleet' | 'providersUrl' | 'providersToken' | 'log'>;
   /** Each time-passes fault's report, in the order they ended. */
   timePassed?: TimePassesReport[];
-  /** The worker entry of the changed code the `deploy` fault starts (harness/chaos/deploy.ts). */
-  deployEntry?: string;
+  /**
+   * The worker entry of each release the `deploy` faults start, release 1 first
+   * (harness/chaos/deploy.ts).
+   */
+  deployEntries?: string[];
+  /** The deployment's builds, for the deploys and the rollback (harness/chaos/builds.ts). */
+  builds?: BuildsContext;
 }
 
 /** The providers refused a fault setting; the run would not test what it claims. */
@@ -95,12 +101,22 @@ async function apply(ctx: InjectContext, f: ScheduledFault): Promise<string | vo
         await ctx.fleet.start(f.target);
       });
     case 'deploy': {
-      const entry = ctx.deployEntry;
-      if (!entry) throw new FaultInjectionError('deploy needs the changed code (deployEntry)');
+      const release = Number(f.target.replace('release-', ''));
+      const entry = ctx.deployEntries?.[release - 1];
+      const builds = ctx.builds;
+      if (!entry || !builds)
+        throw new FaultInjectionError(`deploy needs ${f.target}'s code and the deployment`);
       return withWorkers(async () => {
-        for (let i = 1; i <= WORKER_COUNT; i++) await ctx.fleet.redeploy(`worker-${i}`, entry);
-        return `every worker now runs ${entry}`;
+        const seen = await deployRelease(builds, async () => {
+          for (let i = 1; i <= WORKER_COUNT; i++) await ctx.fleet.redeploy(`worker-${i}`, entry);
+        });
+        return `every worker now runs ${f.target}; ${seen}`;
       });
+    }
+    case 'rollback': {
+      const builds = ctx.builds;
+      if (!builds) throw new FaultInjectionError('rollback needs the deployment');
+      return withWorkers(() => rollBack(builds, ctx.fleet, 'worker-1'));
     }
     case 'kill-bridge':
       return withBridge(async () => {

@@ -17,7 +17,8 @@ import { CHAOS_USAGE, parseChaosArgs } from './args';
 import { Fleet } from './fleet';
 import { acquireChaosLock, ChaosLockError } from './lock';
 import { clearProviderFaults, runSchedule, type InjectContext } from './inject';
-import { prepareChangedCode } from './deploy';
+import { prepareChangedCode, RELEASES } from './deploy';
+import { buildsContext, describeBuilds, readRunsOnBuilds } from './builds';
 import type { TimePassesReport } from './time-passes';
 import { WORKFLOW_TYPE } from '../../src/domains/orders/workflows/workflow-types';
 import { cartInvariantRows } from './cart-rows';
@@ -96,8 +97,9 @@ async function main(argv: string[]): Promise<number> {
     ),
   };
   const fleet = new Fleet(members, env, join(reportDir, 'logs'));
-  /** The changed copy of src/ the `deploy` fault starts the workers on (git-ignored). */
-  const deployDir = join(stack.paths.root, `chaos-deploy-${run}`);
+  /** The changed copies of src/ the `deploy` faults start the workers on (git-ignored). */
+  const deployDirs = RELEASES.map((_, i) => join(stack.paths.root, `chaos-deploy-${run}-${i + 1}`));
+  const builds = buildsContext(client, config, join(stack.paths.bin, 'temporal'));
   const started = Date.now();
   try {
     await seedStock(pool, scenario);
@@ -120,7 +122,8 @@ async function main(argv: string[]): Promise<number> {
         ...{ topic, groupId: config.kafka.groupId },
       },
       timePassed: [],
-      deployEntry: prepareChangedCode(deployDir),
+      deployEntries: deployDirs.map((dir, i) => prepareChangedCode(dir, i + 1)),
+      builds,
     };
     const [injected] = await Promise.all([
       runSchedule(ctx, schedule),
@@ -151,6 +154,8 @@ async function main(argv: string[]): Promise<number> {
     sampler.stop();
     const secondRuns = await readSecondRuns(client, scenario);
     const waits = await countTransientWaits(client, scenario.prefix);
+    // Every run finished on the build it started on, through two deploys and a rollback.
+    const onBuilds = await readRunsOnBuilds(client, scenario.prefix);
 
     const report = await runReconcile(
       { kafka, client, pool },
@@ -172,6 +177,8 @@ async function main(argv: string[]): Promise<number> {
       ['published-not-on-topic', unpublished],
       // Every outage is shorter than the transient window: an order must wait it out.
       ['parked-on-transient-cause', parkedOnTransient],
+      ['run-changed-build', onBuilds.changedBuild.length],
+      ['rollback-undone', builds.seen.undone],
     ];
     const faultCounts = new Map(Object.entries(countByKind(injected)));
     // What time forgot (the claims alone remembered) and how much was read again.
@@ -202,11 +209,19 @@ async function main(argv: string[]): Promise<number> {
       sumOf((r) => r.rereadMessages),
     );
     faultCounts.set('parked orders retried', retried);
+    faultCounts.set('closed runs read for their build', onBuilds.checked);
+    for (const [build, n] of Object.entries(onBuilds.byBuild))
+      faultCounts.set(`runs finished on build ${build.slice(0, 12)}…`, n);
     faultCounts.set('orders that waited on a transient cause', waits.orders);
     faultCounts.set('longest transient wait (s)', Math.round(waits.maxMs / 1000));
     faultCounts.set('total transient wait (s)', Math.round(waits.totalMs / 1000));
     const violations =
-      report.discrepancies.length + fleet.unexpectedExits.length + parkedOnTransient + unpublished;
+      report.discrepancies.length +
+      fleet.unexpectedExits.length +
+      parkedOnTransient +
+      unpublished +
+      onBuilds.changedBuild.length +
+      builds.seen.undone;
     // The carts' breaches by the cart domain's own invariants: a breakdown of the classes above.
     const cartInvariants = cartInvariantRows(report.discrepancies);
     const second = describeSecondRuns(secondRuns, scenario, deletedRuns);
@@ -242,6 +257,8 @@ async function main(argv: string[]): Promise<number> {
       `transient waits: ${waits.orders} order(s) waited on a provider cause, longest ${(waits.maxMs / 1000).toFixed(1)} s, total ${(waits.totalMs / 1000).toFixed(0)} s; ${parkedOnTransient} parked on one`,
     );
     for (const e of fleet.unexpectedExits) say(`  unexpected: ${e}`);
+    for (const r of onBuilds.changedBuild.slice(0, 20)) say(`  changed build: ${r}`);
+    say(describeBuilds(builds.seen, onBuilds));
     say(
       `verdict: ${violations === 0 ? 'all invariants hold' : `${violations} violation(s)`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -270,6 +287,7 @@ async function main(argv: string[]): Promise<number> {
         scheduled: countByKind(schedule),
         injected,
         unexpectedExits: fleet.unexpectedExits,
+        builds: { trail: builds.seen.trail, ...onBuilds },
         read: report.read,
         report: file,
       };
@@ -280,7 +298,7 @@ async function main(argv: string[]): Promise<number> {
     await fleet.stopAll();
     await client.connection.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
-    rmSync(deployDir, { recursive: true, force: true });
+    for (const dir of deployDirs) rmSync(dir, { recursive: true, force: true });
     releaseLock();
   }
 }

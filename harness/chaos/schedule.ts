@@ -26,9 +26,16 @@ export type FaultKind =
   | 'temporal-cancel'
   /**
    * A deploy of changed saga code: every worker stopped and started on a changed copy of src/
-   * (harness/chaos/deploy.ts); runs in flight finish on the build they started on.
+   * (harness/chaos/deploy.ts; target `release-<n>`); runs in flight finish on the build they
+   * started on.
    */
   | 'deploy'
+  /**
+   * An operator's rollback: `temporal worker deployment set-current-version` back to the build
+   * current before the last deploy, then a worker of the build rolled back from restarts; the
+   * rollback must hold (harness/chaos/builds.ts).
+   */
+  | 'rollback'
   /** Faults of the three-broker cluster only (harness/chaos/topology-faults.ts). */
   | TopologyFaultKind;
 
@@ -72,7 +79,8 @@ const KILL_TARGETS = [
  * moments, every target at least once, so a long run kills often and a short one still kills
  * each process; provider fault windows of each type come about every five minutes. Kafka and
  * Postgres restart once each, in separate thirds so one does not mask the other; time passes
- * once, mid-run. A failing seed re-runs with the same faults at the same offsets.
+ * once, mid-run; two releases are deployed with a rollback between. A failing seed re-runs
+ * with the same faults at the same offsets.
  */
 export function buildSchedule(seed: number, durationMs: number): ScheduledFault[] {
   const rnd = createPrng(seed ^ 0x5eed);
@@ -92,7 +100,11 @@ export function buildSchedule(seed: number, durationMs: number): ScheduledFault[
   // Drawn after every earlier fault, so their moments stay those of the seed.
   schedule.push({ atMs: at(0.25, 0.35), kind: 'temporal-cancel', target: 'runs', forMs: 0 });
   schedule.push({ atMs: at(0.65, 0.75), kind: 'temporal-cancel', target: 'runs', forMs: 0 });
-  schedule.push({ atMs: at(0.4, 0.5), kind: 'deploy', target: 'workers', forMs: 0 });
+  schedule.push({ atMs: at(0.4, 0.5), kind: 'deploy', target: 'release-1', forMs: 0 });
+  // Drawn after the first deploy: a rollback of it, then the next release. Each waits for the
+  // one before (they restart every worker), so they land in this order whatever the draws.
+  schedule.push({ atMs: at(0.5, 0.55), kind: 'rollback', target: 'workers', forMs: 0 });
+  schedule.push({ atMs: at(0.6, 0.7), kind: 'deploy', target: 'release-2', forMs: 0 });
   return schedule.sort((a, b) => a.atMs - b.atMs);
 }
 

@@ -240,6 +240,10 @@ function toConfig(e: Env) {
       versioning: e.WORKER_VERSIONING,
       /** WORKER_DEPLOYMENT_NAME; undefined: the task queue's name. */
       deploymentName: e.WORKER_DEPLOYMENT_NAME,
+      /** WORKER_MAKE_CURRENT: `auto`, `never` or `always` (src/worker/build-current.ts). */
+      makeCurrent: e.WORKER_MAKE_CURRENT,
+      /** WORKER_MAX_DRAINS: other builds one process serves at once (0: none). */
+      maxDrains: e.WORKER_MAX_DRAINS,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,

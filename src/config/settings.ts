@@ -245,6 +245,26 @@ export const SETTINGS = {
       'The Temporal worker deployment this worker is a build of. Default: the task queue ' +
       '(TEMPORAL_TASK_QUEUE): one deployment per worker service.',
   },
+  WORKER_MAKE_CURRENT: {
+    parse: z.enum(['auto', 'never', 'always'], 'must be auto, never or always'),
+    default: 'auto',
+    doc:
+      "Whether a starting worker makes its build the deployment's current one (new runs start " +
+      'on it). auto: only a build the deployment never had current, newer than the current ' +
+      "one (a restart never undoes an operator's rollback); never: the deploy does it " +
+      '(temporal worker deployment set-current-version); always: every start (docs/deploying.md).',
+  },
+  WORKER_MAX_DRAINS: {
+    parse: z.coerce
+      .number('must be a number')
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more'),
+    default: '3',
+    doc:
+      'Other builds one worker process serves at once from their stored code (each a drain ' +
+      'worker: see docs/deploying.md for its cost). A build over the limit is left to its own ' +
+      'workers, and its open runs are reported unserved. 0: none; every build runs on its own workers.',
+  },
   BRIDGE_START_CONCURRENCY: {
     parse: positiveInt,
     default: '32',

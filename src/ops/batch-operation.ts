@@ -7,11 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { GRPC_STATUS } from '../temporal/grpc-status';
 import { createProgress } from './output';
 
 const { BatchOperationState } = temporal.api.enums.v1;
-/** gRPC status code NOT_FOUND. */
-const GRPC_NOT_FOUND = 5;
 
 /** One run a batch acts on. */
 export interface BatchTarget {
@@ -99,7 +98,7 @@ async function waitForJob(
       .describeBatchOperation({ namespace: client.options.namespace, jobId })
       .catch((err: unknown) => {
         // The job's own workflow may not be visible for a moment after the start.
-        if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return undefined;
+        if (isGrpcServiceError(err) && err.code === GRPC_STATUS.NOT_FOUND) return undefined;
         throw err;
       });
     if (job) {

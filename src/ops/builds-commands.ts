@@ -1,11 +1,11 @@
 /**
  * `npx onceflow builds list`: the builds of the worker deployment (docs/deploying.md), each
- * with its open runs, whether it is current and whether its code is stored (a worker can serve
- * its runs after its own workers stopped). A build that keeps runs for days (a run parked,
- * waiting for an approval) shows here, not by surprise.
+ * with its open runs, whether it is current and whether its code is stored and verified (a
+ * worker can serve its runs after its own workers stopped), or refused and why. A build that
+ * keeps runs for days (a run parked, waiting for an approval) shows here, not by surprise.
  */
 import { parseArgs } from 'node:util';
-import { listBuilds } from '../db/workflow-build-store';
+import { loadBuild, type BuildRefusal } from '../db/workflow-build-store';
 import { deploymentVersionOf, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import { workflowListUrl } from '../temporal/ui-links';
 import type { OpsContext } from './context';
@@ -31,12 +31,13 @@ export async function listDeploymentBuilds(
   });
   const info = described.workerDeploymentInfo;
   const current = info?.routingConfig?.currentDeploymentVersion?.buildId;
-  const stored = new Set((await listBuilds(ctx.db())).map((b) => b.buildId));
   const builds: Array<{
     buildId: string;
     current: boolean;
     openRuns: number;
-    codeStored: boolean;
+    /** Its stored code: verified against its build ID and this SDK, missing, or refused. */
+    code: 'verified' | 'missing' | 'refused';
+    refused?: BuildRefusal;
     uiUrl: string;
   }> = [];
   for (const v of info?.versionSummaries ?? []) {
@@ -50,28 +51,34 @@ export async function listDeploymentBuilds(
       visibility.equals(SYSTEM_ATTRIBUTE.executionStatus, 'Running'),
     );
     const { count } = await client.workflowService.countWorkflowExecutions({ namespace, query });
+    const stored = await loadBuild(ctx.db(), buildId);
     builds.push({
       buildId,
       current: buildId === current,
       openRuns: Number(count ?? 0),
-      codeStored: stored.has(buildId),
+      code: stored.state,
+      ...(stored.state === 'refused'
+        ? { refused: { kind: stored.kind, reason: stored.reason } }
+        : {}),
       uiUrl: workflowListUrl(uiUrl, namespace, query),
     });
   }
   const note = (b: (typeof builds)[number]) =>
-    b.current
-      ? 'current: new runs start here'
-      : b.openRuns === 0
-        ? 'drained'
-        : b.codeStored
-          ? 'its runs finish on it (a worker serves it from the stored code)'
-          : 'NOBODY CAN RUN ITS RUNS: its code is not stored; start a worker of this build';
+    b.refused
+      ? `STORED CODE REFUSED (${b.refused.kind}): ${b.refused.reason}; only a worker of this build runs its runs (docs/deploying.md, "A build whose stored code is refused")`
+      : b.current
+        ? 'current: new runs start here'
+        : b.openRuns === 0
+          ? 'drained'
+          : b.code === 'verified'
+            ? 'its runs finish on it (a worker serves it from the stored code)'
+            : 'NOBODY CAN RUN ITS RUNS: its code is not stored; start a worker of this build';
   return {
     json: { deployment, current, builds },
     human: [
       formatTable(
-        ['BUILD', 'OPEN RUNS', 'CODE STORED', 'NOTE'],
-        builds.map((b) => [b.buildId, b.openRuns, b.codeStored ? 'yes' : 'no', note(b)]),
+        ['BUILD', 'OPEN RUNS', 'CODE', 'NOTE'],
+        builds.map((b) => [b.buildId, b.openRuns, b.code, note(b)]),
       ),
       `deployment ${deployment}; a build's open runs in the Web UI: ${builds.find((b) => !b.current && b.openRuns > 0)?.uiUrl ?? 'none besides the current one'}`,
     ].join('\n'),

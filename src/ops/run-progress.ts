@@ -6,7 +6,7 @@
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type pg from 'pg';
-import { isBuildStored } from '../db/workflow-build-store';
+import { loadBuild, type BuildRefusal } from '../db/workflow-build-store';
 import { tsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 
@@ -34,7 +34,12 @@ export type RunStall =
     }
   | { kind: 'no-worker'; since: string }
   /** Pinned to an older build whose code no worker stored: nobody can run it (builds list). */
-  | { kind: 'build-unserved' };
+  | { kind: 'build-unserved' }
+  /**
+   * Pinned to an older build whose stored code no worker will run (it does not hash to its
+   * build ID, or was built with another SDK): only a worker of that build can (builds list).
+   */
+  | { kind: 'build-refused'; refusal: BuildRefusal['kind']; reason: string };
 
 /** What show adds about a run's progress. */
 export interface RunProgress {
@@ -75,20 +80,34 @@ async function lastTaskFailure(client: Client, workflowId: string, runId: string
   return history?.events?.find((e) => e.workflowTaskFailedEventAttributes);
 }
 
-/** Whether a build is neither current nor stored: no worker can run its runs. */
-async function isUnserved(client: Client, pool: pg.Pool, build: RunBuild): Promise<boolean> {
+/**
+ * Why no worker but the build's own can run its runs: it is not current, and its code is not
+ * stored or is refused (the rule `builds list` and the worker's drains use). Undefined when a
+ * worker can: the build is current, or its stored code is verified.
+ */
+async function unservedStall(
+  client: Client,
+  pool: pg.Pool,
+  build: RunBuild,
+): Promise<RunStall | undefined> {
   const d = await client.workflowService.describeWorkerDeployment({
     namespace: client.options.namespace,
     deploymentName: build.deployment,
   });
   const current = d.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
-  return build.buildId !== current && !(await isBuildStored(pool, build.buildId));
+  if (build.buildId === current) return undefined;
+  const stored = await loadBuild(pool, build.buildId);
+  if (stored.state === 'missing') return { kind: 'build-unserved' };
+  if (stored.state === 'refused')
+    return { kind: 'build-refused', refusal: stored.kind, reason: stored.reason };
+  return undefined;
 }
 
 /**
  * Reads the run's build and, for a running run, whether it can go on: its workflow task
- * failing (from its second attempt), its build unserved (the rule `builds list` uses: neither
- * current nor stored), or its task not taken for UNCLAIMED_TASK_AFTER_MS.
+ * failing (from its second attempt), its build unserved (the rule `builds list` uses: not
+ * current, and its code not stored or refused), or its task not taken for
+ * UNCLAIMED_TASK_AFTER_MS.
  */
 export async function readRunProgress(
   client: Client,
@@ -119,8 +138,8 @@ export async function readRunProgress(
     };
   }
   // Said even while the run waits on a timer: when it fires, nobody will run the run.
-  if (build && (await isUnserved(client, pool, build)))
-    return { build, stalled: { kind: 'build-unserved' } };
+  const unserved = build ? await unservedStall(client, pool, build) : undefined;
+  if (unserved) return { build, stalled: unserved };
   const unclaimed =
     task?.state ===
       temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED &&
@@ -142,6 +161,8 @@ export function stallLine(progress: RunProgress): string | undefined {
   const { stalled, build } = progress;
   if (!stalled) return undefined;
   const of = build ? `build ${build.buildId}` : 'its task queue';
+  if (stalled.kind === 'build-refused')
+    return `pinned to build ${build?.buildId}, whose stored code is refused (${stalled.reason}): no worker runs it but one of that build; start one (npx onceflow builds list; docs/deploying.md, "A build whose stored code is refused")`;
   if (stalled.kind === 'build-unserved')
     return `pinned to build ${build?.buildId}, whose code no worker stored: nobody can run it; start a worker of that build (npx onceflow builds list; docs/deploying.md, "A build nobody runs")`;
   if (stalled.kind === 'no-worker')

@@ -1,17 +1,15 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import type { ActivityDeps } from '../activities';
 import { createEventProducer } from '../activities/kafka';
-import { storeBuild } from '../db/workflow-build-store';
+import { buildIdOf } from '../db/workflow-build-store';
 import { buildDrains, type BuildDrainsOptions } from './build-drains';
 import { DatabaseOutageInterceptor } from './database-outage';
 import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
-import { activeTracing } from '../tracing/active';
 import { workerTracingOptions } from '../tracing/worker';
 
 export interface CreateWorkerOptions {
@@ -34,9 +32,9 @@ export interface CreateWorkerOptions {
    */
   taskQueue?: string;
   /**
-   * A prebuilt workflow bundle (tests bundle once; with tracing on, one with the tracing
-   * interceptors: test/support/workflow-bundle.ts). Default: the engine's and the domains'
-   * workflows bundled by a child process and cached (see prepareWorkflowBundle).
+   * A prebuilt workflow bundle (tests bundle once, with the worker's own bundle options:
+   * test/support/workflow-bundle.ts). Default: the engine's and the domains' workflows
+   * bundled by a child process and cached (see prepareWorkflowBundle).
    * @example workflowBundle: { codePath: '/var/cache/onceflow/workflows.js' }
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -69,9 +67,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   // caller brings its own, and then closed when the worker stops.
   const ownProducer = options.deps.producer ? undefined : createEventProducer(config.kafka);
   const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
-  const bundle =
-    options.workflowBundle ??
-    (await prepareWorkflowBundle({ domains, tracing: !!activeTracing() }));
+  const bundle = options.workflowBundle ?? (await prepareWorkflowBundle({ domains }));
   const tracing = workerTracingOptions();
   const outage = new DatabaseOutageInterceptor({
     windowMs:
@@ -124,13 +120,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
         defaultVersioningBehavior: 'PINNED',
       },
     });
-  // The build's code must be stored before its runs could outlive its workers; a worker that
-  // starts while the database is down (a failover) stores it once the database is back.
-  const stored = buildId === undefined ? undefined : storeBuildWhenUp(options, buildId, code!);
   const worker =
     buildId === undefined
       ? await Worker.create({ ...common, workflowBundle: bundle })
       : await workerOf(buildId, bundle);
+  const log = options.log ?? silentLog;
   const drains =
     buildId === undefined
       ? undefined
@@ -139,24 +133,36 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
           namespace: config.temporal.namespace,
           deployment,
           buildId,
+          code: code!,
           pool: options.deps.pool,
-          createWorker: (id, stored) => workerOf(id, { code: stored }),
+          createWorker: (id, stored) => workerOf(id, { code: namedForStackTraces(stored, id) }),
+          makeCurrent: config.worker.makeCurrent,
+          maxDrains: config.worker.maxDrains,
+          withDeadline: (call) =>
+            options.connection.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call),
           onReport: options.onBuildReport,
-          log: options.log ?? silentLog,
+          log,
         });
   const run = worker.run.bind(worker);
   worker.run = async () => {
     const running = run();
+    const ended = running.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
-      // New runs start on this build once it polls; older builds' runs drain here.
-      await drains?.makeCurrent().catch((err: unknown) => {
-        worker.shutdown();
-        throw err;
-      });
-      drains?.start();
+      // Stores the build, makes it current when it should be, then serves the deployment's
+      // other builds; unless the worker stops first (SIGTERM while it starts).
+      await Promise.race([
+        drains?.start().catch((err: unknown) => {
+          log.error({ err }, 'the worker stops: its build could not be settled in its deployment');
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          throw err;
+        }),
+        ended,
+      ]);
       await running;
     } finally {
-      stored?.stop();
       await drains?.stop();
       await ownProducer?.close();
       await running.catch(() => undefined);
@@ -190,33 +196,23 @@ export function pollersOf(
   };
 }
 
-/** The build ID: the bundle's content hash (the same code is the same build). */
-export function buildIdOf(code: string): string {
-  return createHash('sha256').update(code).digest('hex').slice(0, 24);
-}
-
-/** Stores the build now, or every 5 s until the database answers; stop() gives up. */
-function storeBuildWhenUp(options: CreateWorkerOptions, buildId: string, code: string) {
-  let timer: NodeJS.Timeout | undefined;
-  let done = false;
-  const attempt = () =>
-    storeBuild(options.deps.pool, buildId, code).then(
-      () => {
-        done = true;
-      },
-      (err: unknown) => {
-        (options.log ?? silentLog).error({ err, buildId }, 'storing the build failed; retrying');
-        if (!done) timer = setTimeout(() => void attempt(), 5000).unref();
-      },
-    );
-  void attempt();
-  return {
-    stop: () => {
-      done = true;
-      if (timer) clearTimeout(timer);
-    },
-  };
-}
-
 /** A logger that drops everything (tests that create workers without one). */
-const silentLog = { info: () => undefined, error: () => undefined };
+const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** The longest one Temporal call of the deployment's refresh may take. */
+const TEMPORAL_CALL_DEADLINE_MS = 30_000;
+
+/**
+ * A stored bundle as the SDK loads it, its source map's `file` named after its build: the SDK
+ * keys each loaded bundle's source map by that name (every bundle's is `workflow-bundle.js`,
+ * src/worker/bundle-options.ts), and the stack traces of two builds in one process must not
+ * share one map. The code was verified before; the map is not run.
+ */
+function namedForStackTraces(code: string, buildId: string): string {
+  const marker = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
+  const at = code.lastIndexOf(marker);
+  if (at < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(at + marker.length), 'base64').toString('utf8'));
+  map.file = `workflow-bundle-${buildId}.js`;
+  return code.slice(0, at) + marker + Buffer.from(JSON.stringify(map)).toString('base64');
+}

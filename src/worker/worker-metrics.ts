@@ -2,7 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { SEARCH_ATTRIBUTE, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
-import type { BuildReport } from './build-drains';
+import type { BuildReport } from './build-report';
 
 /** Name of the gauge of parked orders (alerts.yml and the dashboard use it). */
 export const ORDERS_PARKED_METRIC = 'onceflow_orders_parked';
@@ -97,24 +97,59 @@ export function startParkedGauge(
 /** Name of the gauge of open runs per build of the worker's deployment (alerts.yml uses it). */
 export const BUILD_OPEN_RUNS_METRIC = 'onceflow_worker_build_open_runs';
 
+/** Name of the gauge of builds whose stored code this worker refused (alerts.yml uses it). */
+export const BUILD_REFUSED_METRIC = 'onceflow_worker_build_refused';
+
 /**
  * Publishes each build's open runs on the runtime's exporter, labelled by build, whether it is
- * current, and who serves it (`missing`: nobody can, its code is not stored). A run parked for
- * days keeps its build served: this is where that shows (docs/deploying.md).
+ * current, and who serves it (`missing`, `refused`, `drain-limit`: nobody here can); and
+ * `onceflow_worker_build_refused{build_id,kind}` = 1 for each build whose stored code is
+ * refused (a drain's, or another code under this worker's own build ID). A run parked for
+ * days keeps its build served: this is where that shows (docs/deploying.md). A label set a
+ * refresh no longer reports is set to 0: the exporter keeps every set's last value.
  */
 export function buildGauge(): (report: readonly BuildReport[]) => void {
-  const gauge = Runtime.instance().metricMeter.createGauge(
-    BUILD_OPEN_RUNS_METRIC,
-    'int',
-    '',
-    "Open runs pinned to each build of the worker's deployment (docs/deploying.md)",
+  const meter = Runtime.instance().metricMeter;
+  const openRuns = zeroingGauge(
+    meter.createGauge(
+      BUILD_OPEN_RUNS_METRIC,
+      'int',
+      '',
+      "Open runs pinned to each build of the worker's deployment (docs/deploying.md)",
+    ),
+  );
+  const refused = zeroingGauge(
+    meter.createGauge(
+      BUILD_REFUSED_METRIC,
+      'int',
+      '',
+      'Builds whose stored code no worker runs: it does not hash to its build ID, or was built with another SDK (docs/deploying.md)',
+    ),
   );
   return (report) => {
-    for (const b of report)
-      gauge.set(b.openRuns, {
-        build_id: b.buildId,
-        current: String(b.current),
-        served_by: b.servedBy,
-      });
+    openRuns(
+      report.map((b) => ({
+        value: b.openRuns,
+        labels: { build_id: b.buildId, current: String(b.current), served_by: b.servedBy },
+      })),
+    );
+    refused(
+      report
+        .filter((b) => b.refused)
+        .map((b) => ({ value: 1, labels: { build_id: b.buildId, kind: b.refused!.kind } })),
+    );
+  };
+}
+
+type Gauge = ReturnType<ReturnType<typeof Runtime.instance>['metricMeter']['createGauge']>;
+
+/** Sets a gauge's label sets each time, and 0 on every set it had before and not now. */
+function zeroingGauge(gauge: Gauge) {
+  let last = new Map<string, Record<string, string>>();
+  return (points: Array<{ value: number; labels: Record<string, string> }>) => {
+    const now = new Map(points.map((p) => [JSON.stringify(p.labels), p.labels]));
+    for (const [key, labels] of last) if (!now.has(key)) gauge.set(0, labels);
+    for (const p of points) gauge.set(p.value, p.labels);
+    last = now;
   };
 }

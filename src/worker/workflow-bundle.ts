@@ -34,7 +34,8 @@ function hashFolder(hash: ReturnType<typeof createHash>, dir: string): void {
 
 /**
  * Every source file the bundle may take: onceflow's own (src/ or dist/src/), each domain's
- * folder outside it, the SDK's version and the entry itself.
+ * folder outside it, the SDK's versions and the entry itself (a cache key: the bundle itself
+ * names no path, src/worker/bundle-options.ts).
  */
 function hashSources(entryCode: string, domains: readonly Domain[]): string {
   const hash = createHash('sha256').update(entryCode);
@@ -42,7 +43,8 @@ function hashSources(entryCode: string, domains: readonly Domain[]): string {
   for (const dir of new Set(domains.map((d) => dirname(d.workflowsPath)))) {
     if (!dir.startsWith(`${SRC}/`)) hashFolder(hash, dir);
   }
-  hash.update(readFileSync(require.resolve('@temporalio/workflow/package.json')));
+  for (const sdk of ['@temporalio/workflow', '@temporalio/interceptors-opentelemetry'])
+    hash.update(readFileSync(require.resolve(`${sdk}/package.json`)));
   return hash.digest('hex').slice(0, 24);
 }
 
@@ -50,18 +52,6 @@ function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, text);
   renameSync(temporary, path);
-}
-
-/**
- * Webpack settings for bundling a generated entry: the SDK's own entrypoint is written beside
- * the entry (in the cache folder, outside any project) and requires @temporalio/workflow, so
- * the folder that holds the engine's @temporalio/workflow is searched too. Every domain's
- * modules still resolve their imports from where they are.
- */
-export function resolveFromEngine<C extends { resolve?: { modules?: string[] } }>(config: C): C {
-  const packages = resolve(dirname(require.resolve('@temporalio/workflow/package.json')), '../..');
-  const modules = config.resolve?.modules ?? ['node_modules'];
-  return { ...config, resolve: { ...config.resolve, modules: [...modules, packages] } };
 }
 
 /**
@@ -94,21 +84,18 @@ export async function prepareWorkflowBundle(options: {
   domains: readonly Domain[];
   /** Folder for cached bundles; default `<tmpdir>/onceflow-workflow-bundles`. */
   cacheDir?: string;
-  /** Bundle the OpenTelemetry workflow interceptors too (ONCEFLOW_TRACING=on). Default: false. */
-  tracing?: boolean;
 }): Promise<{ codePath: string }> {
   const cacheDir = options.cacheDir ?? DEFAULT_CACHE_DIR;
   const entry = workflowEntry(options.domains, cacheDir);
-  const traced = options.tracing ? '-traced' : '';
   const codePath = join(
     cacheDir,
-    `workflows-${hashSources(readFileSync(entry, 'utf8'), options.domains)}${traced}.js`,
+    `workflows-${hashSources(readFileSync(entry, 'utf8'), options.domains)}.js`,
   );
   if (existsSync(codePath)) return { codePath };
   // Same runtime and loader flags as this process (tsx in development, none for compiled JS).
   const script = join(__dirname, `bundle-workflows${extname(__filename)}`);
   await new Promise<void>((done, fail) => {
-    const args = [...process.execArgv, script, entry, codePath, ...(traced ? ['--tracing'] : [])];
+    const args = [...process.execArgv, script, entry, codePath];
     const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
     });

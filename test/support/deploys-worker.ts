@@ -1,6 +1,6 @@
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../../src/config';
-import type { BuildReport } from '../../src/worker/build-drains';
+import type { BuildReport } from '../../src/worker/build-report';
 import { createWorker } from '../../src/worker/create-worker';
 import { deploysDomain } from './domains/deploys';
 import type { OrderEnv } from './order-env';
@@ -22,7 +22,13 @@ export async function startDeploysWorker(
   env: OrderEnv,
   connection: NativeConnection,
   config: Config,
-  options: { v: 'v1' | 'v2'; taskQueue: string; onBuildReport?(r: readonly BuildReport[]): void },
+  options: {
+    v: 'v1' | 'v2';
+    taskQueue: string;
+    onBuildReport?(r: readonly BuildReport[]): void;
+    /** Its bundle's code, when not that version's own (a release with a trivial change). */
+    code?: string;
+  },
 ): Promise<DeploysWorker> {
   const domain = deploysDomain(options.v);
   const worker = await createWorker({
@@ -34,7 +40,9 @@ export async function startDeploysWorker(
       providers: { url: env.providers.url, timeoutMs: 5000, transientRetryWindowMs: 3_600_000 },
     },
     taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle({ domains: [domain] }),
+    workflowBundle: options.code
+      ? { code: options.code }
+      : await workflowBundle({ domains: [domain] }),
     onBuildReport: options.onBuildReport,
   });
   const running = worker.run();

@@ -92,3 +92,22 @@ export class LedgerRole {
     return withSuperuser(this.database, fn);
   }
 }
+
+/**
+ * Runs `sql` (with `$n` parameters) in `schema` as the superuser with triggers off
+ * (`session_replication_role = replica`, a superuser's setting): what no application role can
+ * do to workflow_builds, whose trigger refuses every change. Tests play an intruder who got
+ * that far, or a build stored before workflow_builds existed.
+ */
+export async function asSuperuserWithoutTriggers(
+  database: Config['database'],
+  schema: string,
+  sql: string,
+  params: unknown[],
+): Promise<void> {
+  await withSuperuser(database, async (c) => {
+    await c.query(`SET search_path TO ${quoteSchema(schema)}`);
+    await c.query('SET session_replication_role = replica');
+    await c.query(sql, params);
+  });
+}

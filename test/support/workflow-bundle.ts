@@ -1,38 +1,24 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DOMAINS } from '../../src/domains';
 import type { Domain } from '../../src/engine/define-domain';
-import { resolveFromEngine, workflowEntry } from '../../src/worker/workflow-bundle';
-
-import { WORKFLOW_TRACING_MODULE } from '../../src/tracing/worker';
+import { workflowBundleOptions } from '../../src/worker/bundle-options';
+import { workflowEntry } from '../../src/worker/workflow-bundle';
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * The engine's and every registered domain's workflows (or `domains`'), bundled once per test
- * run (bundling takes seconds; every worker reuses it). `tracing`: with the OpenTelemetry workflow
- * interceptors, as the worker bundles them when ONCEFLOW_TRACING=on.
+ * run with the worker's own options (bundling takes seconds; every worker reuses it): the
+ * same code as the worker's bundle, so the same build ID.
  */
 export function workflowBundle(
-  options: { tracing?: boolean; domains?: readonly Domain[] } = {},
+  options: { domains?: readonly Domain[] } = {},
 ): Promise<WorkflowBundleWithSourceMap> {
-  const tracing = options.tracing ?? false;
   const domains = options.domains ?? DOMAINS;
-  const id = `${tracing}:${domains.map((d) => d.workflowsPath).join(',')}`;
+  const id = domains.map((d) => d.workflowsPath).join(',');
   const built = bundles.get(id);
   if (built) return built;
-  const bundle = bundleWorkflowCode({
-    workflowsPath: workflowEntry(domains),
-    webpackConfigHook: resolveFromEngine,
-    workflowInterceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [],
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: () => undefined,
-    },
-  });
+  const bundle = bundleWorkflowCode(workflowBundleOptions(workflowEntry(domains)));
   bundles.set(id, bundle);
   return bundle;
 }

@@ -127,12 +127,15 @@ describe('docker-compose.yml', () => {
         temporal: pg.TEMPORAL_DB_USER!,
         owner: pg.ONCEFLOW_DB_OWNER!,
         app: pg.ONCEFLOW_DB_USER!,
+        worker: pg.ONCEFLOW_WORKER_DB_USER!,
       };
-      assert.equal(new Set(Object.values(roles)).size, 4, JSON.stringify(roles));
+      assert.equal(new Set(Object.values(roles)).size, 5, JSON.stringify(roles));
       const userOf = (name: string) => new URL(envOf(name).DATABASE_URL!).username;
-      // Migrations (DDL) as the owner; everything that runs for good as the app role.
+      // Migrations (DDL) as the owner; the worker (which stores builds) as its own role;
+      // everything else that runs for good as the app role.
       assert.equal(userOf('onceflow-setup'), roles.owner);
-      for (const name of ['onceflow-providers', 'onceflow-worker', 'onceflow-bridge'])
+      assert.equal(userOf('onceflow-worker'), roles.worker);
+      for (const name of ['onceflow-providers', 'onceflow-bridge'])
         assert.equal(userOf(name), roles.app, name);
       assert.equal(compose.services['temporal-schema']!.environment!.SQL_USER, roles.temporal);
       assert.equal(compose.services.temporal!.environment!.POSTGRES_USER, roles.temporal);
@@ -167,13 +170,14 @@ describe('docker-compose.yml', () => {
           'TEMPORAL_DB_PASSWORD',
           'ONCEFLOW_DB_OWNER_PASSWORD',
           'ONCEFLOW_DB_PASSWORD',
+          'ONCEFLOW_WORKER_DB_PASSWORD',
         ],
         'temporal-schema': ['TEMPORAL_DB_PASSWORD'],
         temporal: ['TEMPORAL_DB_PASSWORD'],
         'onceflow-setup': ['ONCEFLOW_DB_OWNER_PASSWORD'],
         'onceflow-providers': ['ONCEFLOW_DB_PASSWORD', 'PROVIDERS_ADMIN_TOKEN'],
         'onceflow-codec-server': ['ONCEFLOW_ENCRYPTION_KEYS'],
-        'onceflow-worker': ['ONCEFLOW_DB_PASSWORD', 'ONCEFLOW_ENCRYPTION_KEYS'],
+        'onceflow-worker': ['ONCEFLOW_WORKER_DB_PASSWORD', 'ONCEFLOW_ENCRYPTION_KEYS'],
         'onceflow-bridge': ['ONCEFLOW_DB_PASSWORD', 'ONCEFLOW_ENCRYPTION_KEYS'],
       };
       for (const [name, service] of Object.entries(compose.services)) {
@@ -221,6 +225,7 @@ describe('docker-compose.yml', () => {
       'TEMPORAL_DB_PASSWORD',
       'ONCEFLOW_DB_OWNER_PASSWORD',
       'ONCEFLOW_DB_PASSWORD',
+      'ONCEFLOW_WORKER_DB_PASSWORD',
       'PROVIDERS_ADMIN_TOKEN',
       'ONCEFLOW_ENCRYPTION_KEYS',
     ]) {

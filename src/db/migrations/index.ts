@@ -7,7 +7,8 @@ import { claimOutlivesKeys } from './0006-claim-outlives-keys';
 import { createDlqReplays } from './0007-create-dlq-replays';
 import { entityClaims } from './0008-entity-claims';
 import { workflowBuilds } from './0009-workflow-builds';
-import { sandboxHoldsShipments } from './0010-sandbox-holds-shipments';
+import { verifiedBuilds } from './0010-verified-builds';
+import { sandboxHoldsShipments } from './0011-sandbox-holds-shipments';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -23,5 +24,6 @@ export const migrations: readonly Migration[] = [
   createDlqReplays,
   entityClaims,
   workflowBuilds,
+  verifiedBuilds,
   sandboxHoldsShipments,
 ];

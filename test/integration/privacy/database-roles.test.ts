@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createLedgerStore } from '../../../src/db/ledger-store';
+import { buildIdOf, loadBuild, storeBuild } from '../../../src/db/workflow-build-store';
 import { migrate } from '../../../src/db/migrate';
 import { createPool } from '../../../src/db/pool';
 import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
@@ -37,9 +38,15 @@ describe("compose's database roles (issue 23, real Postgres)", function () {
     temporal_visibility_db: `tv_${tag}`,
     owner_role: `o_${tag}`,
     app_role: `a_${tag}`,
+    worker_role: `w_${tag}`,
     onceflow_db: `of_${tag}`,
   };
-  const passwords = { temporal_password: 'tp', owner_password: 'op', app_password: 'ap' };
+  const passwords = {
+    temporal_password: 'tp',
+    owner_password: 'op',
+    app_password: 'ap',
+    worker_password: 'wp',
+  };
   const urlOf = (user: string, database: string) => {
     const url = new URL(base);
     url.username = user;
@@ -99,15 +106,57 @@ describe("compose's database roles (issue 23, real Postgres)", function () {
     try {
       for (const db of [names.onceflow_db, names.temporal_db, names.temporal_visibility_db])
         await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
-      for (const role of [names.app_role, names.owner_role, names.temporal_role])
+      for (const role of [names.worker_role, names.app_role, names.owner_role, names.temporal_role])
         await admin.query(`DROP ROLE IF EXISTS "${role}"`);
     } finally {
       await admin.end();
     }
   });
 
+  /**
+   * The code every worker runs: the worker's role stores a build, the app role (the bridge's,
+   * the providers', the ops CLI's) reads it only, and nobody, the owner included, changes or
+   * removes one.
+   */
+  async function assertOnlyTheWorkerStoresBuilds(code: string): Promise<void> {
+    const app = poolAs(names.app_role, names.onceflow_db);
+    const worker = poolAs(names.worker_role, names.onceflow_db);
+    const owner = poolAs(names.owner_role, names.onceflow_db);
+    const buildId = buildIdOf(code);
+    assert.equal(
+      await sqlstateOf(storeBuild(app, buildIdOf(`${code} planted`), `${code} planted`)),
+      '42501',
+      'the app role stores a build',
+    );
+    assert.notEqual((await storeBuild(worker, buildId, code)).state, 'conflict');
+    assert.equal((await loadBuild(app, buildId)).state, 'verified', 'the app role reads builds');
+    const tamper = 'UPDATE workflow_builds SET code_gzip = $1 WHERE build_id = $2';
+    for (const [who, pool] of [
+      ['app', app],
+      ['worker', worker],
+      ['owner', owner],
+    ] as const) {
+      assert.equal(
+        await sqlstateOf(pool.query(tamper, [Buffer.from('evil'), buildId])),
+        '42501',
+        `${who} UPDATE`,
+      );
+      assert.equal(
+        await sqlstateOf(pool.query('DELETE FROM workflow_builds WHERE build_id = $1', [buildId])),
+        '42501',
+        `${who} DELETE`,
+      );
+    }
+    assert.equal(await sqlstateOf(owner.query('TRUNCATE workflow_builds')), '42501');
+    assert.equal((await loadBuild(app, buildId)).state, 'verified', 'the build is unchanged');
+  }
+
+  it('only the worker role stores builds; no role changes or removes one (a fresh install)', () =>
+    assertOnlyTheWorkerStoresBuilds('module.exports = "first build";'));
+
   it('runs again on an installed database without error (idempotent)', async () => {
     await applyRoles();
+    await assertOnlyTheWorkerStoresBuilds('module.exports = "second build";');
   });
 
   it('the app role starts up (an up-to-date migrate only reads) and works the stores', async () => {
@@ -135,11 +184,12 @@ describe("compose's database roles (issue 23, real Postgres)", function () {
     assert.equal(await readStock(app, 'sku-1'), 5);
   });
 
-  it('the app role has rows rights on every table of both schemas, and nothing else', async () => {
+  it('the app role has rows rights on every table of both schemas (builds: read), and nothing else', async () => {
     const app = poolAs(names.app_role, names.onceflow_db);
     const { rows } = await app.query<{ t: string; dml: boolean; extra: boolean }>(
       `SELECT format('%I.%I', schemaname, tablename) AS t,
-              has_table_privilege(format('%I.%I', schemaname, tablename), 'SELECT, INSERT, UPDATE, DELETE') AS dml,
+              has_table_privilege(format('%I.%I', schemaname, tablename),
+                CASE tablename WHEN 'workflow_builds' THEN 'SELECT' ELSE 'SELECT, INSERT, UPDATE, DELETE' END) AS dml,
               has_table_privilege(format('%I.%I', schemaname, tablename), 'TRUNCATE')
                 OR has_table_privilege(format('%I.%I', schemaname, tablename), 'REFERENCES')
                 OR has_table_privilege(format('%I.%I', schemaname, tablename), 'TRIGGER') AS extra

@@ -99,7 +99,7 @@ describe('Tracing: one order, one trace, in Zipkin (real bridge, worker, provide
       config,
       deps: { pool: db.pool, providers: { url: providers.url, timeoutMs: 5000 } },
       taskQueue: h.taskQueue,
-      workflowBundle: await workflowBundle({ tracing: true }),
+      workflowBundle: await workflowBundle(),
     });
     worker = { worker: w, running: w.run(), connection };
     await h.startBridge();

@@ -12,13 +12,14 @@ import { showEntity } from '../../../src/ops/entity-show';
 import { listDeploymentBuilds } from '../../../src/ops/builds-commands';
 import { opsDomainOf } from '../../../src/ops/ops-domain';
 import { waitFor } from '../../../src/util/wait';
-import type { BuildReport } from '../../../src/worker/build-drains';
+import type { BuildReport } from '../../../src/worker/build-report';
 import type { CommandResult } from '../../../src/ops/output';
 import type { RunStall } from '../../../src/ops/run-progress';
 import { retryStepSignal, type SagaStatus } from '../../../src/workflow';
 import { deploysDomain } from '../../support/domains/deploys';
 import { startDeploysWorker } from '../../support/deploys-worker';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
+import { asSuperuserWithoutTriggers } from '../../support/pg-roles';
 import { testConfig, uniqueName } from '../../support/services';
 import { logChildOutput } from '../../support/test-log';
 import { workflowBundle } from '../../support/workflow-bundle';
@@ -86,7 +87,12 @@ describe('a run that cannot go on on its code says so where operators look (real
     assert.ok(pinnedTo);
     await v1.stop();
     // As if its workers had run before workflow_builds existed, or on another database.
-    await env.db.pool.query('DELETE FROM workflow_builds WHERE build_id = $1', [pinnedTo]);
+    await asSuperuserWithoutTriggers(
+      config.database,
+      env.db.schema,
+      'DELETE FROM workflow_builds WHERE build_id = $1',
+      [pinnedTo],
+    );
 
     const reports: BuildReport[][] = [];
     const v2 = await startDeploysWorker(env, connection, config, {

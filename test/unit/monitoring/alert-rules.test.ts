@@ -4,7 +4,11 @@ import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import { ensureAptPackages } from '../../../harness/stack/apt';
 import { runCommand } from '../../../harness/stack/run-command';
-import { BUILD_OPEN_RUNS_METRIC, ORDERS_PARKED_METRIC } from '../../../src/worker/worker-metrics';
+import {
+  BUILD_OPEN_RUNS_METRIC,
+  BUILD_REFUSED_METRIC,
+  ORDERS_PARKED_METRIC,
+} from '../../../src/worker/worker-metrics';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -50,7 +54,7 @@ const TEMPORAL_SDK_METRICS = new Set([
 function onceflowMetrics(): Set<string> {
   const source = readFileSync(resolve(ROOT, 'src/kafka-bridge/metrics.ts'), 'utf8');
   const names = [...source.matchAll(/name:\s*'([a-z_:][a-z0-9_:]*)'/g)].map((m) => m[1]!);
-  return new Set([...names, ORDERS_PARKED_METRIC, BUILD_OPEN_RUNS_METRIC]);
+  return new Set([...names, ORDERS_PARKED_METRIC, BUILD_OPEN_RUNS_METRIC, BUILD_REFUSED_METRIC]);
 }
 
 /** Metric names in a PromQL expression; histogram series suffixes map to their metric. */
@@ -101,6 +105,7 @@ describe('monitoring/prometheus/alerts.yml and monitoring/grafana/onceflow.json'
       'onceflow_bridge_start_latency_seconds',
       'onceflow_bridge_partition_stalled_seconds',
       BUILD_OPEN_RUNS_METRIC,
+      BUILD_REFUSED_METRIC,
     ]) {
       assert.ok(used.has(name), `an alert on ${name}`);
     }

@@ -2,8 +2,10 @@ import { strict as assert } from 'node:assert';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
+import { gzipSync } from 'node:zlib';
 import type pg from 'pg';
 import { readRunProgress, stallLine, UNCLAIMED_TASK_AFTER_MS } from '../../../src/ops/run-progress';
+import { buildIdOf, WORKFLOW_SDK_VERSION } from '../../../src/db/workflow-build-store';
 
 const NOW = Date.parse('2026-11-27T12:00:00Z');
 const ts = (ms: number) => msToTs(ms);
@@ -16,18 +18,29 @@ function described(
 ): WorkflowExecutionDescription {
   return { workflowId: 'wf', runId: 'run', status: { name: status }, raw } as never;
 }
+/** The build the run is pinned to: its code's hash, as in production. */
+const OLD_CODE = 'module.exports = "old build";';
+const B_OLD = buildIdOf(OLD_CODE);
 const pinned = {
   workflowExecutionInfo: {
     versioningInfo: {
       behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED,
-      deploymentVersion: { deploymentName: 'renewals', buildId: 'b-old' },
+      deploymentVersion: { deploymentName: 'renewals', buildId: B_OLD },
     },
   },
 };
-/** A pool in which build b-old's code is stored, or not. */
-const poolStoring = (stored: boolean) =>
-  ({ query: async () => ({ rowCount: stored ? 1 : 0, rows: [] }) }) as unknown as pg.Pool;
-const storedPool = poolStoring(true);
+/** A pool in which the old build's row holds `code`, or (null) no row. */
+const poolStoring = (code: string | null) =>
+  ({
+    query: async () =>
+      code === null
+        ? { rowCount: 0, rows: [] }
+        : {
+            rowCount: 1,
+            rows: [{ code_gzip: gzipSync(code), sdk_version: WORKFLOW_SDK_VERSION }],
+          },
+  }) as unknown as pg.Pool;
+const storedPool = poolStoring(OLD_CODE);
 /** A client whose deployment's current build is b-new and whose run failed one workflow task. */
 const client = {
   options: { namespace: 'default' },
@@ -69,7 +82,7 @@ describe('a run that cannot go on on its code', () => {
       NOW,
     );
     assert.deepEqual(p, {
-      build: { deployment: 'renewals', buildId: 'b-old', behavior: 'pinned' },
+      build: { deployment: 'renewals', buildId: B_OLD, behavior: 'pinned' },
     });
     assert.equal(stallLine(p), undefined);
   });
@@ -95,7 +108,10 @@ describe('a run that cannot go on on its code', () => {
       message: '[TMPRL1100] Nondeterminism error: Activity type mismatch',
       since: new Date(NOW - 120_000).toISOString(),
     });
-    assert.match(stallLine(p)!, /fails on the code of build b-old .*non-deterministic-error/);
+    assert.match(
+      stallLine(p)!,
+      new RegExp(`fails on the code of build ${B_OLD} .*non-deterministic-error`),
+    );
   });
 
   it('says no worker of its build takes its task once it has waited a minute', async () => {
@@ -116,7 +132,10 @@ describe('a run that cannot go on on its code', () => {
     assert.equal((await waiting(UNCLAIMED_TASK_AFTER_MS - 1000)).stalled, undefined);
     const p = await waiting(UNCLAIMED_TASK_AFTER_MS + 1000);
     assert.equal(p.stalled?.kind, 'no-worker');
-    assert.match(stallLine(p)!, /no worker of build b-old has taken its workflow task/);
+    assert.match(
+      stallLine(p)!,
+      new RegExp(`no worker of build ${B_OLD} has taken its workflow task`),
+    );
   });
 
   it('says nothing of a closed run, and an operator override wins over the behavior', async () => {
@@ -138,14 +157,14 @@ describe('a run that cannot go on on its code', () => {
       NOW,
     );
     assert.deepEqual(p, {
-      build: { deployment: 'renewals', buildId: 'b-old', behavior: 'auto-upgrade' },
+      build: { deployment: 'renewals', buildId: B_OLD, behavior: 'auto-upgrade' },
     });
   });
 
   it('says nobody can run it when its build is neither current nor stored, at once', async () => {
     const p = await readRunProgress(
       client,
-      poolStoring(false),
+      poolStoring(null),
       described({
         ...pinned,
         pendingWorkflowTask: {
@@ -157,6 +176,25 @@ describe('a run that cannot go on on its code', () => {
       NOW,
     );
     assert.equal(p.stalled?.kind, 'build-unserved');
-    assert.match(stallLine(p)!, /pinned to build b-old, whose code no worker stored/);
+    assert.match(
+      stallLine(p)!,
+      new RegExp(`pinned to build ${B_OLD}, whose code no worker stored`),
+    );
+  });
+
+  it('says why, when its build is not current and its stored code is refused', async () => {
+    const p = await readRunProgress(
+      client,
+      poolStoring(`${OLD_CODE}\n// changed in the database`),
+      described({ ...pinned, pendingWorkflowTask: { attempt: 1 } }),
+      NOW,
+    );
+    assert.equal(p.stalled?.kind, 'build-refused');
+    assert.match(
+      stallLine(p)!,
+      new RegExp(
+        `pinned to build ${B_OLD}, whose stored code is refused \\(its stored code hashes to`,
+      ),
+    );
   });
 });

@@ -1,120 +1,147 @@
 import { strict as assert } from 'node:assert';
-import { gzipSync } from 'node:zlib';
-import { msToTs } from '@temporalio/common/lib/time';
 import type { Worker } from '@temporalio/worker';
-import type pg from 'pg';
-import { buildDrains, type BuildDrainsOptions } from '../../../src/worker/build-drains';
+import { waitFor } from '../../../src/util/wait';
+import { codeOf, drainsOf, fakeDeployment, fakeWorker, idOf, servedBy } from './deployment-fakes';
 
-/** A worker whose state the test drives, as the SDK's does: shutdown throws unless running. */
-function fakeWorker() {
-  let state = 'RUNNING';
-  let finish: () => void = () => undefined;
-  const running = new Promise<void>((r) => (finish = r));
-  const worker = {
-    getState: () => state,
-    run: () => running,
-    shutdown() {
-      if (state !== 'RUNNING') throw new Error(`Not running. Current state: ${state}`);
-      state = 'STOPPED';
-      finish();
-    },
-    /** What SIGTERM does: the SDK's runtime stops every worker of the process itself. */
-    stopBySignal() {
-      state = 'STOPPED';
-      finish();
-    },
-  };
-  return worker;
-}
-
-/**
- * Build drains of this worker's build `mine` (default 'new') over a fake deployment whose
- * builds were first seen in the order of `openRunsByBuild` and whose current build is 'new'.
- */
-function drainsWith(openRunsByBuild: Record<string, number>, mine = 'new') {
-  const made: Array<ReturnType<typeof fakeWorker>> = [];
-  const madeCurrent: string[] = [];
-  let current = 'new';
-  const service = {
-    describeWorkerDeployment: async () => ({
-      workerDeploymentInfo: {
-        routingConfig: { currentDeploymentVersion: { buildId: current } },
-        versionSummaries: Object.keys(openRunsByBuild).map((buildId, i) => ({
-          deploymentVersion: { buildId },
-          createTime: msToTs(Date.parse('2026-11-01T00:00:00Z') + i * 60_000),
-        })),
-      },
-    }),
-    setWorkerDeploymentCurrentVersion: async ({ buildId }: { buildId: string }) => {
-      madeCurrent.push(buildId);
-      current = buildId;
-      return {};
-    },
-    countWorkflowExecutions: async ({ query }: { query: string }) => {
-      const build = Object.keys(openRunsByBuild).find((b) => query.includes(`:${b}`));
-      return { count: openRunsByBuild[build ?? ''] ?? 0 };
-    },
-  };
-  const pool = {
-    query: async () => ({ rows: [{ code_gzip: gzipSync('old code') }] }),
-  } as unknown as pg.Pool;
-  const drains = buildDrains({
-    workflowService: service as unknown as BuildDrainsOptions['workflowService'],
-    namespace: 'default',
-    deployment: 'orders',
-    buildId: mine,
-    pool,
-    createWorker: async () => {
-      const w = fakeWorker();
-      made.push(w);
-      return w as unknown as Worker;
-    },
-    log: { info: () => undefined, error: () => undefined },
-  });
-  return { drains, made, madeCurrent, openRunsByBuild };
-}
+const NAMES = ['old', 'older', 'oldest', 'new', 'newer'];
+const served = (report: ReadonlyArray<{ buildId: string; servedBy: string }>) =>
+  servedBy(report, NAMES);
 
 describe('build drains', () => {
   it('serve an older build while it has open runs, and stop its worker once they close', async () => {
-    const { drains, made, openRunsByBuild } = drainsWith({ new: 3, old: 2 });
-    const first = await drains.refresh();
-    assert.deepEqual(
-      first.map((b) => [b.buildId, b.servedBy, b.openRuns]),
-      [
-        ['new', 'this-worker', 3],
-        ['old', 'drain', 2],
-      ],
+    const deployment = fakeDeployment(
+      { old: { runs: 2, activated: true }, new: { runs: 3 } },
+      'new',
     );
-    assert.equal(made.length, 1);
-    openRunsByBuild.old = 0;
+    const { drains, made } = drainsOf(deployment, 'new');
+    const first = await drains.refresh();
+    assert.deepEqual(served(first), [
+      ['old', 'drain'],
+      ['new', 'this-worker'],
+    ]);
+    assert.deepEqual(
+      made.map((m) => m.buildId),
+      [idOf('old')],
+    );
+    deployment.raw.countWorkflowExecutions = async () => ({ count: 0 });
     const second = await drains.refresh();
-    assert.equal(second.find((b) => b.buildId === 'old')?.servedBy, 'none');
-    assert.equal(made[0].getState(), 'STOPPED');
+    assert.equal(second.find((b) => b.buildId === idOf('old'))?.servedBy, 'none');
+    assert.equal(made[0]!.worker.getState(), 'STOPPED');
   });
 
   it('stop cleanly when SIGTERM already stopped the drain workers', async () => {
-    const { drains, made } = drainsWith({ new: 1, old: 4 });
+    const { drains, made } = drainsOf(
+      fakeDeployment({ old: { runs: 4 }, new: { runs: 1 } }, 'new'),
+      'new',
+    );
     await drains.refresh();
-    made[0].stopBySignal();
+    made[0]!.worker.stopBySignal();
     await drains.stop();
   });
 
-  it('make a new build current, but not an older build that came back', async () => {
-    const newer = drainsWith({ new: 0, newest: 0 }, 'newest');
-    assert.equal(await newer.drains.makeCurrent(), true);
-    assert.deepEqual(newer.madeCurrent, ['newest']);
-
-    const older = drainsWith({ old: 3, new: 5 }, 'old');
-    assert.equal(await older.drains.makeCurrent(), false);
-    assert.deepEqual(older.madeCurrent, [], 'new runs stay on the current build');
-    const report = await older.drains.refresh();
-    assert.deepEqual(
-      report.map((b) => [b.buildId, b.servedBy]),
-      [
-        ['old', 'this-worker'],
-        ['new', 'its-workers'],
-      ],
+  it('refuse stored code that is not its build: tampered, or built with another SDK; no worker runs it', async () => {
+    const deployment = fakeDeployment(
+      { oldest: { runs: 1 }, older: { runs: 2 }, new: { runs: 0 } },
+      'new',
+      { oldest: `${codeOf('oldest')}\nscheduleActivity('refund', { key: 'mine' });` },
     );
-    assert.equal(older.made.length, 0, 'no drain worker for the current build');
+    deployment.builtWith('older', '0.0.1');
+    const { drains, made, logged } = drainsOf(deployment, 'new');
+    const report = await drains.refresh();
+    assert.deepEqual(served(report), [
+      ['oldest', 'refused'],
+      ['older', 'refused'],
+      ['new', 'this-worker'],
+    ]);
+    assert.deepEqual(
+      report.map((b) => b.refused?.kind),
+      ['tampered', 'other-sdk', undefined],
+    );
+    assert.match(report[0]!.refused!.reason, /hashes to [0-9a-f]{64}, not to its build ID/);
+    assert.match(report[1]!.refused!.reason, /built with @temporalio\/workflow 0\.0\.1/);
+    assert.equal(made.length, 0, 'no drain worker for refused code');
+    await drains.refresh();
+    assert.equal(logged.filter((l) => l.includes('is refused')).length, 2, 'said once per build');
+  });
+
+  it('report the build whose code nobody stored as missing', async () => {
+    const deployment = fakeDeployment({ old: { runs: 2 }, new: { runs: 0 } }, 'new');
+    deployment.forget('old');
+    const { drains, made } = drainsOf(deployment, 'new');
+    assert.deepEqual(served(await drains.refresh()), [
+      ['old', 'missing'],
+      ['new', 'this-worker'],
+    ]);
+    assert.equal(made.length, 0);
+  });
+
+  it('serve at most WORKER_MAX_DRAINS builds, the current one first, then the most runs', async () => {
+    const deployment = fakeDeployment(
+      { oldest: { runs: 1 }, older: { runs: 5 }, old: { runs: 3 }, new: { runs: 0 } },
+      'old',
+    );
+    const { drains, made } = drainsOf(deployment, 'new', { maxDrains: 2 });
+    assert.deepEqual(served(await drains.refresh()), [
+      ['oldest', 'drain-limit'],
+      ['older', 'drain'],
+      ['old', 'drain'],
+      ['new', 'this-worker'],
+    ]);
+    assert.equal(made.length, 2);
+    const none = drainsOf(deployment, 'new', { maxDrains: 0 });
+    assert.deepEqual(
+      served(await none.drains.refresh()).map(([, by]) => by),
+      ['its-workers', 'its-workers', 'its-workers', 'this-worker'],
+    );
+    assert.equal(none.made.length, 0);
+  });
+
+  it('start one drain for two overlapping refreshes, and none after stop()', async () => {
+    const deployment = fakeDeployment({ old: { runs: 2 }, new: { runs: 1 } }, 'new');
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((r) => (release = r));
+    const made: Array<ReturnType<typeof fakeWorker>> = [];
+    const createWorker = async () => {
+      await slow;
+      const w = fakeWorker();
+      made.push(w);
+      return w as unknown as Worker;
+    };
+    const { drains } = drainsOf(deployment, 'new', { createWorker });
+    const [a, b] = [drains.refresh(), drains.refresh()];
+    release();
+    await Promise.all([a, b]);
+    assert.equal(made.length, 1, 'one drain worker for one build');
+
+    // A stop while a drain worker is being made (SIGTERM during createWorker).
+    const late = drainsOf(deployment, 'new', {
+      createWorker: async () => {
+        stopping = late.drains.stop();
+        const w = fakeWorker();
+        made.push(w);
+        return w as unknown as Worker;
+      },
+    });
+    let stopping: Promise<void> | undefined;
+    await late.drains.refresh();
+    await stopping;
+    assert.equal(made.at(-1)!.getState(), 'STOPPED', 'the drain made during stop() was stopped');
+    assert.deepEqual(await late.drains.refresh(), [], 'no refresh after stop()');
+  });
+
+  it('report another code stored under its own build ID (planted before it ran)', async () => {
+    const deployment = fakeDeployment({ old: { runs: 0 }, new: { runs: 0 } }, 'old', {
+      new: `${codeOf('new')}\n// planted`,
+    });
+    const { drains, logged } = drainsOf(deployment, 'new', { makeCurrent: 'never' });
+    await drains.start();
+    const mine = await waitFor(
+      async () => (await drains.refresh()).find((b) => b.buildId === idOf('new') && b.refused),
+      { timeoutMs: 5_000, what: 'the planted row reported' },
+    );
+    assert.equal(mine.servedBy, 'this-worker');
+    assert.equal(mine.refused?.kind, 'tampered');
+    assert.ok(logged.some((l) => l.startsWith("another code is stored under this build's ID")));
+    await drains.stop();
   });
 });

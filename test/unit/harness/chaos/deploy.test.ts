@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { prepareChangedCode } from '../../../../harness/chaos/deploy';
 
 describe('the chaos deploy fault', () => {
-  it('still finds every change it makes in the current code, so it deploys changed code', () => {
+  it('still finds every change of both releases in the current code, so it deploys changed code', () => {
     const dir = mkdtempSync(join(tmpdir(), 'onceflow-deploy-'));
     try {
       const entry = prepareChangedCode(dir);
@@ -19,6 +19,9 @@ describe('the chaos deploy fault', () => {
       assert.match(payout, /steps\.tell\(/);
       const cart = readFileSync(join(dir, 'src/domains/carts/workflows/cart.ts'), 'utf8');
       assert.match(cart, /steps\['ship-notice'\]\(/);
+      prepareChangedCode(dir, 2);
+      const next = readFileSync(join(dir, 'src/domains/payouts/workflows/payout.ts'), 'utf8');
+      assert.match(next, /steps\.inform\(/, 'the second release changes more');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -15,7 +15,7 @@ describe('chaos fault schedule', () => {
     assert.notDeepEqual(buildSchedule(7, 120_000), buildSchedule(8, 120_000));
   });
 
-  it('kills every worker and the bridge, restarts Kafka, Postgres and Temporal, deploys and lets time pass once, even when short', () => {
+  it('kills every worker and the bridge, restarts Kafka, Postgres and Temporal, deploys twice with a rollback between and lets time pass once, even when short', () => {
     for (let seed = 1; seed <= 50; seed++) {
       const s = buildSchedule(seed, 60_000);
       const killed = new Set(s.filter((f) => f.kind.startsWith('kill-')).map((f) => f.target));
@@ -24,7 +24,12 @@ describe('chaos fault schedule', () => {
       assert.equal(count(s, 'postgres-restart'), 1);
       assert.equal(count(s, 'temporal-restart'), 1);
       assert.equal(count(s, 'time-passes'), 1);
-      assert.equal(count(s, 'deploy'), 1);
+      const deploys = s.filter((f) => f.kind === 'deploy' || f.kind === 'rollback');
+      assert.deepEqual(
+        deploys.map((f) => `${f.kind} ${f.target}`),
+        ['deploy release-1', 'rollback workers', 'deploy release-2'],
+        `seed ${seed}`,
+      );
       assert.ok(count(s, 'provider-outage') >= 1, `seed ${seed}: no provider outage`);
       const settings = s.flatMap((f) => Object.keys(f.faults ?? {}));
       for (const k of ['failBeforeCommitRate', 'timeoutAfterCommitRate', 'latencyMs'])

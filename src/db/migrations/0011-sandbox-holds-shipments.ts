@@ -9,7 +9,7 @@ import type { Migration } from './types';
  * forgotten acts again, as at a real provider, and reconciliation must see it.
  */
 export const sandboxHoldsShipments: Migration = {
-  version: 10,
+  version: 11,
   name: 'sandbox-holds-shipments',
   up: `
     CREATE TABLE provider_holds (
