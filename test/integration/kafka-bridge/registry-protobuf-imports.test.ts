@@ -21,8 +21,9 @@ const headersOf = (orderId: string, eventId: string): IHeaders => ({
 
 /**
  * Protobuf OrderPlaced schemas as teams split them, written by Apicurio's Java serde (Maven
- * Central) in Confluent-compatible mode: each value decodes as OrderPlaced, and the order,
- * sent twice, is charged once through the real bridge, worker and sandbox providers.
+ * Central) in Confluent-compatible mode, and in Apicurio's own framing: each value decodes as
+ * OrderPlaced, and the order, sent twice, is charged once through the real bridge, worker and
+ * sandbox providers.
  */
 describe('bridge: Protobuf schemas with imports, each value as its own type, charged once', function () {
   this.timeout(240_000);
@@ -95,6 +96,27 @@ describe('bridge: Protobuf schemas with imports, each value as its own type, cha
         key: orderId,
         headers: headersOf(orderId, `${orderId}-e1`),
         json: { ...p.order(orderId, sku), placedAt: '2026-01-02T03:04:05.123Z' },
+      })),
+    });
+    await chargedOnce(orderId);
+  });
+
+  it("in Apicurio's framing (content ID header, type reference) with a same-package import", async () => {
+    const sku = await p.seedStock(100);
+    const orderId = uniqueName('o-hdr');
+    const commonPath = `${uniqueName('common')}.proto`;
+    await produceWithApicurioSerde({
+      brokers: p.h.config.kafka.brokers,
+      registryUrl,
+      topic: p.h.topic,
+      format: 'protobuf',
+      headers: 'contentId',
+      schema: orderPlacedImporting(commonPath),
+      imports: { [commonPath]: commonProto() },
+      records: [1, 2].map(() => ({
+        key: orderId,
+        headers: headersOf(orderId, `${orderId}-e1`),
+        json: p.order(orderId, sku),
       })),
     });
     await chargedOnce(orderId);
