@@ -3,7 +3,7 @@ import type { AvroDeserializer } from '@confluentinc/schemaregistry/dist/serde/a
 import type { JsonDeserializer } from '@confluentinc/schemaregistry/dist/serde/json';
 import type { SchemaFormat } from '../events/message-value';
 import { parseJsonValue } from '../events/json-value';
-import { bigintLongOptions } from './registry-avro';
+import { bigintLongOptions, decodeAvro } from './registry-avro';
 import type { RegistryLibrary } from './registry-client';
 import { toJsonValue } from './registry-json';
 import { parseProtoSchema, type ProtoFraming } from './registry-protobuf';
@@ -112,7 +112,7 @@ export function createSchemaCompiler(
       // A schema of plain `bytes` takes the payload as it is (Confluent's serializers write it
       // so, without Avro's length prefix).
       decode: (payload) =>
-        toJsonValue(type.typeName === 'bytes' ? payload : type.fromBuffer(payload)),
+        toJsonValue(type.typeName === 'bytes' ? payload : decodeAvro(type, payload)),
     };
   };
 }

@@ -97,4 +97,52 @@ describe('Avro registry values: every long decodes, as text beyond 2^53', () => 
     assert.ok(result.ok, JSON.stringify(result));
     assert.deepEqual(result.decoded.value, { id: 1, at: 2, maybe: 3, either: { int: 4 } });
   });
+
+  describe('array and map counts are bounded by the bytes that carry them', () => {
+    const LISTS = JSON.stringify({
+      type: 'record',
+      name: 'Lists',
+      fields: [
+        { name: 'ints', type: { type: 'array', items: 'int' } },
+        { name: 'nulls', type: { type: 'array', items: { type: 'array', items: 'null' } } },
+        { name: 'tags', type: { type: 'map', values: 'string' } },
+      ],
+    });
+
+    /** Decodes `body` (Avro bytes of a Lists) through a decoder, as the bridge would. */
+    async function decodeLists(body: number[]) {
+      const client = new MockClient({ baseURLs: ['mock://registry'] });
+      const valid = await avroValue(client, 'l', LISTS, { ints: [], nulls: [], tags: {} });
+      return createRegistryDecoder(CONFIG, { client }).decode(
+        'l',
+        Buffer.concat([valid.subarray(0, 5), Buffer.from(body)]),
+      );
+    }
+
+    it('valid arrays, nested arrays of nulls and maps decode', async () => {
+      // ints [1, 2]; nulls [[null, null, null]]; tags {a: "b"}
+      const result = await decodeLists([4, 2, 4, 0, 2, 6, 0, 0, 2, 2, 0x61, 2, 0x62, 0]);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.deepEqual(result.decoded.value, {
+        ints: [1, 2],
+        nulls: [[null, null, null]],
+        tags: { a: 'b' },
+      });
+    });
+
+    it('a few bytes declaring a billion items are unparseable, not an out-of-memory crash', async () => {
+      // ints: one block of 2^30 items (zigzag varint), then nothing.
+      const result = await decodeLists([0x80, 0x80, 0x80, 0x80, 0x08]);
+      assert.equal(!result.ok && result.reason, 'unparseable');
+      assert.match(!result.ok ? result.error : '', /declares more items than the value's/);
+    });
+
+    it('items that take no bytes are bounded too, across nested arrays', async () => {
+      // ints []; nulls: 200 arrays of 1,000 nulls each (each inner block two bytes).
+      const inner = [0xd0, 0x0f, 0]; // 1,000 items, then the end of the inner array
+      const body = [0, 0x90, 0x03, ...Array.from({ length: 200 }, () => inner).flat(), 0, 0];
+      const result = await decodeLists(body);
+      assert.equal(!result.ok && result.reason, 'unparseable');
+    });
+  });
 });
