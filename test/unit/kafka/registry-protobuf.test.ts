@@ -128,6 +128,23 @@ message Seen {
     );
   });
 
+  it('custom options: descriptor.proto resolves, an options-only import (confluent/meta.proto) need not', () => {
+    const proto = `syntax = "proto3";
+package opt;
+import "google/protobuf/descriptor.proto";
+import "confluent/meta.proto";
+extend google.protobuf.FieldOptions { string pii = 50001; }
+message Customer {
+  string email = 1 [(pii) = "email", (confluent.field_meta).doc = "contact"];
+}`;
+    // The same message without its options, for protobufjs to encode.
+    const plain = 'syntax = "proto3"; package opt; message Customer { string email = 1; }';
+    const customer = encode([plain], 'opt.Customer', { email: 'a@b.c' });
+    assert.deepEqual(parseProtoSchema(proto).decode(withIndexes([0], customer), 'wire-format'), {
+      email: 'a@b.c',
+    });
+  });
+
   it('a well-known file the registry does hold as a reference is read from it', () => {
     const timestamp = `syntax = "proto3";
 package google.protobuf;
