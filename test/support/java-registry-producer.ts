@@ -34,6 +34,8 @@ export interface SerdeProduceOptions {
    * `apicurio.value.<headers>` header, the payload alone, Protobuf with its type reference.
    */
   headers?: 'contentId' | 'globalId';
+  /** `defaults`: none of the framing settings, the serde's own 3.x defaults. */
+  framing?: 'defaults';
   /** `latest`: write with the subject's latest schema, registered beforehand (no auto-register). */
   register?: 'auto' | 'latest';
   /** The Protobuf message to write (a top-level one); default the file's first. */
@@ -98,6 +100,7 @@ export async function produceWithApicurioSerde(options: SerdeProduceOptions): Pr
     ...(options.headers ? [`headers=${options.headers}`] : []),
     ...(options.register ? [`register=${options.register}`] : []),
     ...(options.message ? [`message=${options.message}`] : []),
+    ...(options.framing ? [`framing=${options.framing}`] : []),
   ]);
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));

@@ -121,4 +121,25 @@ describe('bridge: Protobuf schemas with imports, each value as its own type, cha
     });
     await chargedOnce(orderId);
   });
+
+  it("with Apicurio 3.x serde's defaults (the content ID in the value, a type reference)", async () => {
+    const sku = await p.seedStock(100);
+    const orderId = uniqueName('o-def');
+    const commonPath = `${uniqueName('common')}.proto`;
+    await produceWithApicurioSerde({
+      brokers: p.h.config.kafka.brokers,
+      registryUrl,
+      topic: p.h.topic,
+      format: 'protobuf',
+      framing: 'defaults',
+      schema: orderPlacedImporting(commonPath),
+      imports: { [commonPath]: commonProto() },
+      records: [1, 2].map(() => ({
+        key: orderId,
+        headers: headersOf(orderId, `${orderId}-e1`),
+        json: p.order(orderId, sku),
+      })),
+    });
+    await chargedOnce(orderId);
+  });
 });

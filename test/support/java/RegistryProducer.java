@@ -37,7 +37,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * schema imports, repeatable), {@code headers=contentId|globalId} (Apicurio's header framing, its
  * 2.x default: the ID in a header, the payload alone, Protobuf with its type reference),
  * {@code register=latest} (use the subject's latest schema, registered beforehand, instead of
- * registering one), {@code message=<name>} (the Protobuf message to write; default the first).
+ * registering one), {@code message=<name>} (the Protobuf message to write; default the first),
+ * {@code framing=defaults} (the serde's own 3.x defaults, none of the settings above).
  * Each stdin line is one record: key, headers (name=base64value;...), and the value as JSON
  * (Avro's JSON encoding, or Protobuf's), each field base64, tab-separated. Prints `sent N` when
  * every record is acknowledged.
@@ -48,6 +49,7 @@ public class RegistryProducer {
     String schemaText = new String(Base64.getDecoder().decode(args[4]), StandardCharsets.UTF_8);
     boolean avro = format.equals("avro");
     String headers = null;
+    boolean serdeDefaults = false;
     String messageName = null;
     boolean latest = false;
     Map<String, String> imports = new HashMap<>();
@@ -57,6 +59,7 @@ public class RegistryProducer {
       else if (kv[0].equals("headers")) headers = kv[1];
       else if (kv[0].equals("register")) latest = kv[1].equals("latest");
       else if (kv[0].equals("message")) messageName = kv[1];
+      else if (kv[0].equals("framing")) serdeDefaults = kv[1].equals("defaults");
       else throw new IllegalArgumentException("unknown option " + args[i]);
     }
     Properties props = new Properties();
@@ -71,7 +74,9 @@ public class RegistryProducer {
     props.put("apicurio.registry.url", registry);
     props.put("apicurio.registry.auto-register", String.valueOf(!latest));
     props.put("apicurio.registry.find-latest", String.valueOf(latest));
-    if (headers == null) {
+    if (serdeDefaults) {
+      // Apicurio 3.x's own defaults: the 4-byte content ID in the value, Protobuf's type ref.
+    } else if (headers == null) {
       // Confluent-compatible: the ID in the value (not in headers), 4 bytes, the content ID that
       // the ccompat API serves; Protobuf with message indexes and without Apicurio's type ref.
       props.put("apicurio.registry.headers.enabled", "false");
