@@ -11,6 +11,11 @@
  * - `unparseable`: the value is not a UTF-8 JSON object, or nests arrays/objects deeper than
  *   MAX_JSON_DEPTH (64; checked on the text before parsing, so no recursive validator can
  *   overflow its stack).
+ * - `schema-unsupported`: the value names its Schema Registry schema in a way the bridge
+ *   cannot look up (Apicurio's global ID), or its schema uses what the bridge's decoder does
+ *   not read (a Protobuf import no reference or well-known type provides, a construct the
+ *   parser refuses, data-contract rules): the bridge's limit, not the bytes' fault, so it is
+ *   never `unparseable`; replayable once the bridge or the producer's serde is changed.
  * - `validation-failed`: an envelope field or `data` breaks the contract (including IDs with
  *   lone surrogates).
  * - `oversized`: the value is larger than BRIDGE_MAX_MESSAGE_BYTES, or the headers break
@@ -29,6 +34,7 @@
  */
 export const POISON_REASONS = [
   'unparseable',
+  'schema-unsupported',
   'missing-identity',
   'validation-failed',
   'unknown-event-type',

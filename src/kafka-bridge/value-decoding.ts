@@ -2,7 +2,8 @@ import type { KafkaMessage } from 'kafkajs';
 import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
 import { callDependency, retryOptions } from './dependency-call';
 import type { StepContext } from './step-context';
-import { wireFormatSchemaId, type DecodedValue } from '../events/message-value';
+import type { DecodedValue } from '../events/message-value';
+import { registryFramingOf } from '../events/registry-framing';
 import type { PoisonCommand } from '../events/translate';
 import type { RegistryDecoder } from '../kafka/registry-decoder';
 
@@ -10,12 +11,14 @@ import type { RegistryDecoder } from '../kafka/registry-decoder';
 export type ValueDecoding = { decoded: DecodedValue } | { poison: PoisonCommand };
 
 /**
- * Decodes the batch's values that are in the Schema Registry wire format, in offset order,
+ * Decodes the batch's values that name a Schema Registry schema (the wire format, Apicurio's
+ * ID headers: registry-framing.ts), in offset order,
  * before anything is translated (translation is pure; this is its I/O). A registry that is
  * down, refuses the bridge or does not know a schema ID is the environment's fault: retried
  * with backoff for as long as the partition is ours, so the partition stalls and nothing is
  * dead-lettered or committed (`undefined`: stopped, leave the batch). Bytes that do not decode
- * with their schema are poison `unparseable`. Values too large for the bridge are left to the
+ * with their schema are poison `unparseable`; a schema the decoder cannot read (or look up)
+ * `schema-unsupported`. Values too large for the bridge are left to the
  * translation, which dead-letters them `oversized` without decoding them.
  */
 export async function decodeValues(
@@ -27,7 +30,11 @@ export async function decodeValues(
   const out: Array<ValueDecoding | undefined> = [];
   for (const message of messages) {
     const value = message.value;
-    if (value === null || value.length > maxBytes || wireFormatSchemaId(value) === undefined) {
+    if (
+      value === null ||
+      value.length > maxBytes ||
+      registryFramingOf(value, message.headers) === undefined
+    ) {
       out.push(undefined);
       continue;
     }
@@ -36,7 +43,7 @@ export async function decodeValues(
         () =>
           callDependency(
             'registry',
-            () => registry.decode(ctx.topic, value),
+            () => registry.decode(ctx.topic, value, message.headers),
             ctx.controls,
             registry.url,
           ),
@@ -45,7 +52,7 @@ export async function decodeValues(
       out.push(
         result.ok
           ? { decoded: result.decoded }
-          : { poison: { kind: 'poison', reason: 'unparseable', error: result.error } },
+          : { poison: { kind: 'poison', reason: result.reason, error: result.error } },
       );
     } catch (err) {
       if (err instanceof RetryAbortedError) return undefined;

@@ -1,30 +1,40 @@
-// The Schema Registry side of the bridge: values in the Confluent wire format (a zero byte, a
-// 4-byte schema ID, the Avro, Protobuf or JSON Schema payload) decoded into the JSON a route
-// validates. The client library (@confluentinc/schemaregistry: the wire format's owner's;
-// Protobuf is decoded by protobufjs, registry-protobuf.ts) brings about 300 modules; it is
-// loaded on the first value to decode, so a bridge that never sees one never carries it.
-import { readFileSync } from 'node:fs';
-import { Agent } from 'node:https';
-import type {
-  SchemaRegistryClient,
-  SchemaInfo,
-} from '@confluentinc/schemaregistry/dist/schemaregistry-client';
-import type { Deserializer } from '@confluentinc/schemaregistry/dist/serde/serde';
+// The Schema Registry side of the bridge: values that name a registry schema (the Confluent
+// wire format, or Apicurio's ID headers; src/events/registry-framing.ts) decoded into the JSON
+// a route validates. Schemas are fetched and compiled once per ID (registry-schemas.ts) and
+// kept in a bounded cache; the client library is loaded on the first value to decode.
+import type { IHeaders } from 'kafkajs';
+import type { Client } from '@confluentinc/schemaregistry/dist/schemaregistry-client';
 import type { SchemaRegistryConfig } from '../config/schema-registry';
-import { wireFormatSchemaId, type DecodedValue, type SchemaFormat } from '../events/message-value';
-import { toJsonValue } from './registry-json';
-import { parseProtoSchema, type ProtoSchema } from './registry-protobuf';
+import type { DecodedValue, SchemaFormat } from '../events/message-value';
+import type { PoisonReason } from '../events/poison';
+import { registryFramingOf } from '../events/registry-framing';
+import { LruCache } from '../util/lru-cache';
+import { createRegistryClient, isRequestFailure, loadRegistryLibrary } from './registry-client';
+import { createSchemaCompiler, formatOf, type CompiledSchema } from './registry-schemas';
 
-/** What decoding one value gave: the decoded value, or why its bytes are poison. */
+/** Why a value that names a registry schema is poison. */
+export type RegistryPoisonReason = Extract<PoisonReason, 'unparseable' | 'schema-unsupported'>;
+
+/**
+ * What decoding one value gave: the decoded value, or why it is poison. `unparseable`: its
+ * bytes do not decode with the schema its ID names (or its ID header is malformed): the
+ * message's fault. `schema-unsupported`: the value names its schema in a way the bridge
+ * cannot look up, or the schema needs what this decoder cannot do: the bridge's limit.
+ */
 export type RegistryDecoding =
-  { ok: true; decoded: DecodedValue } | { ok: false; schemaId: number; error: string };
+  | { ok: true; decoded: DecodedValue }
+  | { ok: false; schemaId?: number; reason: RegistryPoisonReason; error: string };
 
-/** Decodes wire-format values through one registry; schemas are cached by ID. */
+/** Decodes values that name a registry schema; schemas are cached by ID. */
 export interface RegistryDecoder {
   /** The registry's base URL (no credentials: the config refuses them), for logs and fixes. */
   readonly url: string;
-  /** Decodes one value of `topic` (which must be in the wire format). */
-  decode(topic: string, value: Buffer): Promise<RegistryDecoding>;
+  /**
+   * Decodes one value of `topic` that names a registry schema (registryFramingOf is defined
+   * for it and `headers`, the message's). Throws SchemaRegistryError when the registry cannot
+   * be asked or will not answer: the environment's fault, never the message's.
+   */
+  decode(topic: string, value: Buffer, headers?: IHeaders): Promise<RegistryDecoding>;
 }
 
 /**
@@ -47,162 +57,113 @@ export class SchemaRegistryError extends Error {
   }
 }
 
-type Library = typeof import('@confluentinc/schemaregistry/dist/schemaregistry-client') &
-  typeof import('@confluentinc/schemaregistry/dist/serde/avro') &
-  typeof import('@confluentinc/schemaregistry/dist/serde/json') &
-  typeof import('@confluentinc/schemaregistry/dist/serde/serde') &
-  typeof import('@confluentinc/schemaregistry/dist/rest-error');
+/**
+ * Schemas kept compiled, per kind of cache (compiled schemas by ID here; the client's answers
+ * and the Avro and JSON Schema compilers' types, each an LRU of its own). A bridge reads the
+ * schemas of its own topics, tens in practice; a thousand covers every version a long-lived
+ * topic accumulates, while any producer naming every ID of a shared organisational registry
+ * costs at most a thousand parsed schemas (a few MB), not the whole registry.
+ */
+export const SCHEMA_CACHE_SIZE = 1000;
 
-/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use (above) */
-function loadLibrary(): Library {
-  const dist = '@confluentinc/schemaregistry/dist';
-  return {
-    ...(require(`${dist}/schemaregistry-client`) as object),
-    ...(require(`${dist}/serde/avro`) as object),
-    ...(require(`${dist}/serde/json`) as object),
-    ...(require(`${dist}/serde/serde`) as object),
-    ...(require(`${dist}/rest-error`) as object),
-  } as Library;
-}
-/* eslint-enable @typescript-eslint/no-require-imports */
+/**
+ * How long a schema that does not compile stays known as failed: each value of it is
+ * dead-lettered without fetching and parsing it (and its references) again, and after this the
+ * next value tries once more (a registry that served a broken reference may have been fixed).
+ */
+export const FAILED_SCHEMA_RETRY_MS = 5 * 60_000;
 
-function httpsAgentOf(config: SchemaRegistryConfig): Agent | undefined {
-  const { caPath, certPath, keyPath } = config.tls;
-  if (!caPath && !certPath) return undefined;
-  return new Agent({
-    ...(caPath ? { ca: readFileSync(caPath) } : {}),
-    ...(certPath ? { cert: readFileSync(certPath), key: readFileSync(keyPath!) } : {}),
-  });
+/** Test seams of createRegistryDecoder. */
+export interface RegistryDecoderOptions {
+  /** The registry client. Default: one for the config's registry. */
+  client?: Client;
+  /** The clock the failure cache reads. Default: Date.now. */
+  now?: () => number;
+  /** Compiled schemas kept. Default: SCHEMA_CACHE_SIZE. */
+  cacheSize?: number;
 }
 
-function createClient(lib: Library, config: SchemaRegistryConfig): SchemaRegistryClient {
-  const agent = httpsAgentOf(config);
-  const auth = config.auth;
-  return new lib.SchemaRegistryClient({
-    baseURLs: [config.url],
-    createAxiosDefaults: { timeout: config.timeoutMs, ...(agent ? { httpsAgent: agent } : {}) },
-    ...(auth && 'bearerToken' in auth
-      ? {
-          bearerAuthCredentials: {
-            credentialsSource: 'STATIC_TOKEN',
-            token: auth.bearerToken,
-          },
-        }
-      : {}),
-    ...(auth && 'username' in auth
-      ? {
-          basicAuthCredentials: {
-            credentialsSource: 'USER_INFO',
-            userInfo: `${auth.username}:${auth.password}`,
-          },
-        }
-      : {}),
-    // The bridge retries with its own backoff, heartbeating, for as long as it takes.
-    maxRetries: 0,
-    cacheCapacity: 10_000,
-  } as ConstructorParameters<Library['SchemaRegistryClient']>[0]);
-}
-
-function formatOf(info: SchemaInfo): SchemaFormat {
-  const type = (info.schemaType ?? 'AVRO').toUpperCase();
-  return type === 'PROTOBUF' || type === 'JSON' ? type : 'AVRO';
-}
-
-/** A registry answer (RestError) or a failed request (no response): the environment's. */
-function isRequestFailure(lib: Library, err: unknown): boolean {
-  if (err instanceof lib.RestError) return true;
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    (err as { isAxiosError?: boolean }).isAxiosError === true
-  );
-}
+type CacheEntry = { schema: CompiledSchema } | { failure: string; until: number };
 
 /**
  * A decoder for the registry `config` names. The client library is loaded on the first value
- * to decode, so a bridge configured with a registry but fed JSON carries none of it. Its
- * schemas are cached by ID (the client's cache), so only a schema's first value costs a
- * request.
+ * to decode, so a bridge configured with a registry but fed JSON carries none of it.
  */
-export function createRegistryDecoder(config: SchemaRegistryConfig): RegistryDecoder {
+export function createRegistryDecoder(
+  config: SchemaRegistryConfig,
+  options: RegistryDecoderOptions = {},
+): RegistryDecoder {
   let loaded: RegistryDecoder | undefined;
   return {
     url: config.url,
-    decode: (topic, value) => (loaded ??= loadDecoder(config)).decode(topic, value),
+    decode: (topic, value, headers) =>
+      (loaded ??= loadDecoder(config, options)).decode(topic, value, headers),
   };
 }
 
-function loadDecoder(config: SchemaRegistryConfig): RegistryDecoder {
-  const lib = loadLibrary();
-  const client = createClient(lib, config);
-  const deserializers = new Map<SchemaFormat, Deserializer>();
-  const deserializerFor = (format: 'AVRO' | 'JSON'): Deserializer => {
-    let d = deserializers.get(format);
-    if (d) return d;
-    const conf = {} as never;
-    if (format === 'JSON')
-      d = new lib.JsonDeserializer(client, lib.SerdeType.VALUE, { validate: true } as never);
-    else d = new lib.AvroDeserializer(client, lib.SerdeType.VALUE, conf);
-    deserializers.set(format, d);
-    return d;
-  };
-  // Parsed .proto files by schema ID (registry-protobuf.ts says why not the library's own).
-  const protoSchemas = new Map<number, ProtoSchema>();
-  const protoSchemaOf = async (schemaId: number, info: SchemaInfo): Promise<ProtoSchema> => {
-    let schema = protoSchemas.get(schemaId);
-    if (schema) return schema;
-    const references: string[] = [];
-    for (const ref of info.references ?? []) {
-      const referenced = await client.getSchemaMetadata(ref.subject!, ref.version!);
-      references.push(referenced.schema!);
+function loadDecoder(
+  config: SchemaRegistryConfig,
+  options: RegistryDecoderOptions,
+): RegistryDecoder {
+  const lib = loadRegistryLibrary();
+  const now = options.now ?? Date.now;
+  const client = options.client ?? createRegistryClient(lib, config, SCHEMA_CACHE_SIZE);
+  const compile = createSchemaCompiler(lib, client, { cacheCapacity: SCHEMA_CACHE_SIZE });
+  const schemas = new LruCache<number, CacheEntry>(options.cacheSize ?? SCHEMA_CACHE_SIZE);
+  const registryError = (schemaId: number, err: unknown) =>
+    new SchemaRegistryError(config.url, schemaId, (err as { status?: number })?.status, err);
+
+  /** The compiled schema of `schemaId`, or why it does not compile (cached for a while). */
+  const schemaOf = async (topic: string, schemaId: number): Promise<CacheEntry> => {
+    const cached = schemas.get(schemaId);
+    if (cached && ('schema' in cached || cached.until > now())) return cached;
+    let format: SchemaFormat = 'AVRO';
+    try {
+      const info = await client.getBySubjectAndId(`${topic}-value`, schemaId);
+      format = formatOf(info);
+      const entry = { schema: await compile(info) };
+      schemas.set(schemaId, entry);
+      return entry;
+    } catch (err) {
+      // The schema itself, or the references a schema names, could not be fetched.
+      if (isRequestFailure(lib, err)) throw registryError(schemaId, err);
+      const why = err instanceof Error ? err.message : String(err);
+      const entry = {
+        failure: `schema ${schemaId} (${format}) cannot be read by the bridge's decoder: ${why}`,
+        until: now() + FAILED_SCHEMA_RETRY_MS,
+      };
+      schemas.set(schemaId, entry);
+      return entry;
     }
-    schema = parseProtoSchema(info.schema, references);
-    protoSchemas.set(schemaId, schema);
-    return schema;
-  };
-  const decodeProtobuf = async (schemaId: number, info: SchemaInfo, value: Buffer) => {
-    const id = new lib.SchemaId('PROTOBUF');
-    const headerBytes = id.fromBytes(value);
-    const schema = await protoSchemaOf(schemaId, info);
-    return schema.decode(id.messageIndexes ?? [0], value.subarray(headerBytes));
   };
 
   return {
     url: config.url,
-    async decode(topic, value) {
-      const schemaId = wireFormatSchemaId(value);
-      if (schemaId === undefined) throw new RangeError('value is not in the wire format');
-      let info: SchemaInfo;
-      try {
-        info = await client.getBySubjectAndId(`${topic}-value`, schemaId);
-      } catch (err) {
-        throw new SchemaRegistryError(
-          config.url,
+    async decode(topic, value, headers) {
+      const framing = registryFramingOf(value, headers);
+      if (framing === undefined) throw new RangeError('the value names no registry schema');
+      if ('unreadable' in framing) return { ok: false, ...framing.unreadable };
+      const { schemaId } = framing;
+      const entry = await schemaOf(topic, schemaId);
+      if ('failure' in entry)
+        return { ok: false, schemaId, reason: 'schema-unsupported', error: entry.failure };
+      const { format } = entry.schema;
+      if (format === 'AVRO' && framing.encoding !== undefined && framing.encoding !== 'BINARY')
+        return {
+          ok: false,
           schemaId,
-          (err as { status?: number })?.status,
-          err,
-        );
-      }
-      const format = formatOf(info);
+          reason: 'schema-unsupported',
+          error: `the value is Avro in the ${framing.encoding} encoding (Apicurio's apicurio.value.encoding header); the bridge reads the binary encoding, the serde's default`,
+        };
       try {
-        const decoded =
-          format === 'PROTOBUF'
-            ? await decodeProtobuf(schemaId, info, value)
-            : toJsonValue(await deserializerFor(format).deserialize(topic, value));
+        const decoded = entry.schema.decode(value.subarray(framing.payloadOffset), framing.kind);
         return { ok: true, decoded: { value: decoded, schemaId, format } };
       } catch (err) {
-        // A schema a Protobuf schema references is fetched here too.
-        if (isRequestFailure(lib, err))
-          throw new SchemaRegistryError(
-            config.url,
-            schemaId,
-            (err as { status?: number }).status,
-            err,
-          );
         const why = err instanceof Error ? err.message : String(err);
         return {
           ok: false,
           schemaId,
+          reason: 'unparseable',
           error: `value does not decode with schema ${schemaId} (${format}): ${why}`,
         };
       }

@@ -7,7 +7,8 @@ import { readDlqHeaders } from '../events/dlq-message';
 import { HEADER } from '../events/envelope';
 import { routesOfTopic, type RouteTable } from '../events/routes';
 import { firstHeaderText } from '../events/headers';
-import { wireFormatSchemaId, type DecodedValue } from '../events/message-value';
+import type { DecodedValue } from '../events/message-value';
+import { registryFramingOf } from '../events/registry-framing';
 import { translateMessage, type TranslateOptions, type Translation } from '../events/translate';
 import type { RegistryDecoder } from '../kafka/registry-decoder';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
@@ -197,7 +198,7 @@ async function readTopicFacts(
       }
       oldest = Math.min(oldest, Number(message.timestamp));
       // A registry value is decoded after the read (the reader's callback is synchronous).
-      if (options.registry && wireFormatSchemaId(message.value) !== undefined) {
+      if (options.registry && registryFramingOf(message.value, message.headers) !== undefined) {
         pending.push({ topic, partition, message });
         return;
       }
@@ -210,14 +211,14 @@ async function readTopicFacts(
   );
   // A registry that cannot answer makes the read incomplete (it throws): no verdict on guesses.
   for (const { topic, partition, message } of pending) {
-    const decoding = await options.registry!.decode(topic, message.value!);
+    const decoding = await options.registry!.decode(topic, message.value!, message.headers);
     file(
       topic,
       partition,
       message,
       decoding.ok
         ? translate(topic, message, decoding.decoded)
-        : { kind: 'poison', reason: 'unparseable', error: decoding.error },
+        : { kind: 'poison', reason: decoding.reason, error: decoding.error },
     );
   }
   // Only a trimmed source topic makes the topic an incomplete record of what was produced.

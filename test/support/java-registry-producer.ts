@@ -15,6 +15,8 @@ export interface SerdeRecord {
   key: string;
   headers: IHeaders;
   json: unknown;
+  /** The value's JSON as text instead of `json` (numbers beyond 2^53 JSON.stringify cannot write). */
+  jsonText?: string;
 }
 
 export interface SerdeProduceOptions {
@@ -23,8 +25,21 @@ export interface SerdeProduceOptions {
   registryUrl: string;
   topic: string;
   format: 'avro' | 'protobuf';
-  /** The schema's text: Avro JSON or a .proto file (its first message is written). */
+  /** The schema's text: Avro JSON or a .proto file (its first message is written, or `message`). */
   schema: string;
+  /** Files the .proto imports, by import path (registered as references by the serde). */
+  imports?: Record<string, string>;
+  /**
+   * Apicurio's own framing instead of the Confluent-compatible one: the ID in the
+   * `apicurio.value.<headers>` header, the payload alone, Protobuf with its type reference.
+   */
+  headers?: 'contentId' | 'globalId';
+  /** `defaults`: none of the framing settings, the serde's own 3.x defaults. */
+  framing?: 'defaults';
+  /** `latest`: write with the subject's latest schema, registered beforehand (no auto-register). */
+  register?: 'auto' | 'latest';
+  /** The Protobuf message to write (a top-level one); default the file's first. */
+  message?: string;
   records: SerdeRecord[];
 }
 
@@ -64,7 +79,8 @@ function headerField(headers: IHeaders): string {
 
 /**
  * Writes `records` with Apicurio Registry's own Java serializers (AvroKafkaSerializer,
- * ProtobufKafkaSerializer from Maven Central) in Confluent-compatible mode, through the Java 21+
+ * ProtobufKafkaSerializer from Maven Central), in Confluent-compatible mode unless `headers`
+ * says otherwise, through the Java 21+
  * the stack's registry runs on: a serializer no one here wrote. Resolves once every record is
  * acknowledged (acks=all).
  */
@@ -80,6 +96,11 @@ export async function produceWithApicurioSerde(options: SerdeProduceOptions): Pr
     options.topic,
     options.format,
     b64(options.schema),
+    ...Object.entries(options.imports ?? {}).map(([path, text]) => `ref:${path}=${b64(text)}`),
+    ...(options.headers ? [`headers=${options.headers}`] : []),
+    ...(options.register ? [`register=${options.register}`] : []),
+    ...(options.message ? [`message=${options.message}`] : []),
+    ...(options.framing ? [`framing=${options.framing}`] : []),
   ]);
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -95,7 +116,10 @@ export async function produceWithApicurioSerde(options: SerdeProduceOptions): Pr
   });
   child.stdin.end(
     options.records
-      .map((r) => `${b64(r.key)}\t${headerField(r.headers)}\t${b64(JSON.stringify(r.json))}\n`)
+      .map(
+        (r) =>
+          `${b64(r.key)}\t${headerField(r.headers)}\t${b64(r.jsonText ?? JSON.stringify(r.json))}\n`,
+      )
       .join(''),
   );
   const code = await exited;

@@ -31,6 +31,11 @@ export class NodeRegistryProducer {
     this.client = clientOf(url);
   }
 
+  /** Registers `schema` under `<topic>-value` as a Confluent serializer would; its ID. */
+  register(topic: string, schemaType: 'AVRO' | 'PROTOBUF', schema: string): Promise<number> {
+    return this.client.register(`${topic}-value`, { schemaType, schema });
+  }
+
   /** Avro bytes of `value` under `schema` (an Avro JSON schema), registered if new. */
   async avro(topic: string, schema: string, value: unknown): Promise<Buffer> {
     const id = await this.client.register(`${topic}-value`, { schemaType: 'AVRO', schema });
