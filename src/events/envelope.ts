@@ -19,6 +19,11 @@ export interface Envelope {
   /** The raw `data` payload; validated later against the route's schema. */
   data: unknown;
   contentType?: string;
+  /**
+   * Who emitted the event, when the framing says (CloudEvents' `source`): an event ID is
+   * unique only within its source there, so the identity by event ID holds both.
+   */
+  source?: string;
 }
 
 /** The parts of a Kafka message the bridge reads (a kafkajs KafkaMessage fits). */

@@ -129,9 +129,39 @@ describe('bridge: framings side by side on the real stack', () => {
     delete (noType.headers as Record<string, unknown>).ce_type;
     await h.produce([binary, binary, structured, noType], topics.cloudevents);
     await settle();
-    assert.deepEqual(await started('PaymentCaptured'), [eventIdentity(id('ce-1'))]);
-    assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', eventIdentity(id('ce-1')))));
+    const identity = eventIdentity(id('ce-1'), '/payments');
+    assert.deepEqual(await started('PaymentCaptured'), [identity]);
+    assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', identity)));
     assert.deepEqual(await reasons(topics.cloudevents), [[id('pay-2'), 'missing-identity']]);
+  });
+
+  it('CloudEvents: two sources with the same id and the same data are two events, two runs', async () => {
+    const event = (source: string, paymentId: string) => ({
+      key: paymentId,
+      value: JSON.stringify({
+        specversion: '1.0',
+        id: id('seq-1042'),
+        source,
+        type: 'PaymentCaptured',
+        subject: paymentId,
+        data: { paymentId: id('same'), amountMinor: 1250 },
+      }),
+      headers: text({ 'content-type': 'application/cloudevents+json' }),
+    });
+    const [shop, pos] = ['//shop.example/payments', 'urn:pos:store-7'];
+    await h.produce(
+      [event(shop, id('pay-s')), event(pos, id('pay-p')), event(pos, id('pay-p'))],
+      topics.cloudevents,
+    );
+    await settle();
+    const identities = [shop, pos].map((source) => eventIdentity(id('seq-1042'), source));
+    const rows = await started('PaymentCaptured');
+    for (const identity of identities) {
+      assert.ok(rows.includes(identity), `${JSON.stringify(identity)} started: ${rows.join(', ')}`);
+      assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', identity)), 'its run');
+    }
+    assert.equal(rows.filter((r) => r.endsWith(id('seq-1042'))).length, 2, 'one run per source');
+    assert.ok(!(await h.readDlq(topics.cloudevents)).some((m) => m.key === id('pay-p')));
   });
 
   it("Debezium's outbox: id header, aggregate key, type header; the expanded payload is the same event", async () => {
@@ -198,8 +228,15 @@ describe('bridge: framings side by side on the real stack', () => {
       (await bridge.metrics[metric].get()).values
         .filter((v) => v.labels.topic === topic)
         .reduce((n, v) => n + v.value, 0);
-    for (const topic of [h.topic, ...Object.values(topics)]) {
-      assert.equal(await count('started', topic), 1, `${topic}: one start`);
+    // One event each, besides: two CloudEvents sources (2).
+    const starts = new Map([
+      [h.topic, 1],
+      [topics.cloudevents, 3],
+      [topics.outbox, 1],
+      [topics.plain, 1],
+    ]);
+    for (const [topic, n] of starts) {
+      assert.equal(await count('started', topic), n, `${topic}: its starts`);
       // Its redelivery and its re-send (a redelivery after a rebalance would add to them).
       assert.ok((await count('duplicates', topic)) >= 2, `${topic}: both deduplicated`);
     }
