@@ -7,6 +7,9 @@
  * code, its DLQ topic from the source topic's name.
  */
 
+/** The dependency a failed call on a message's path belongs to (the `dependency` label). */
+export type Dependency = 'temporal' | 'postgres' | 'dlq' | 'registry';
+
 /**
  * What an operator (or time) must fix before the bridge can go on; the label `fault` of
  * `onceflow_bridge_transient_retries_total` and the key of the fix the log line names
