@@ -250,6 +250,8 @@ function toConfig(e: Env) {
       /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
       sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
       dlqRetentionDays: e.BRIDGE_DLQ_RETENTION_DAYS,
+      /** BRIDGE_SCHEMA_UNKNOWN_AFTER in ms (src/kafka-bridge/schema-misses.ts). */
+      schemaUnknownAfterMs: e.BRIDGE_SCHEMA_UNKNOWN_AFTER,
       /** JSON of extra routes (see src/events/routes.ts, parseExtraRoutes). */
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,

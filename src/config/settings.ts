@@ -284,6 +284,15 @@ export const SETTINGS = {
       'topic and raised on an existing one that keeps them for less. Long, because a dead ' +
       'letter waits for a person: it must outlive a holiday, not a broker default of 7 days.',
   },
+  BRIDGE_SCHEMA_UNKNOWN_AFTER: {
+    parse: duration,
+    default: '1m',
+    doc:
+      "How long a value's schema ID may stay unknown to a Schema Registry that answers for other " +
+      'schemas (or lists its subjects) before the value is dead-lettered `schema-unknown`, with ' +
+      'its bytes and `dlq-schema-id`, for `dlq replay` once the schema is registered. Meanwhile ' +
+      'its partition waits (paused; the others go on). A registry that answers nothing stays a stall.',
+  },
   BRIDGE_EXTRA_ROUTES: {
     parse: nonEmpty,
     doc: 'JSON of extra routes: event type → workflow type or { workflowType, identity, workflowIdPrefix }.',

@@ -1,7 +1,12 @@
 import type { IHeaders } from 'kafkajs';
 import { headerBoundProblem, headerValues, sanitizeHeaders } from './headers';
 import { decodeUtf8 } from './json-value';
-import { asJsonObject, readMessageValue, type DecodedValue } from './message-value';
+import {
+  asJsonObject,
+  readMessageValue,
+  rejectUndecodedWireFormat,
+  type DecodedValue,
+} from './message-value';
 import { poison, PoisonError, type Poison } from './poison';
 import { checkEventType, checkId, parseAggregateVersion } from './event-fields';
 
@@ -234,5 +239,8 @@ export function parseEnvelope(
   options: ParseEnvelopeOptions,
   decoded?: DecodedValue,
 ): ParseEnvelopeResult {
-  return parseFramed(message, options, (m) => frameOnceflowEnvelope(m, decoded));
+  return parseFramed(message, options, (m) => {
+    if (decoded === undefined) rejectUndecodedWireFormat(m.value);
+    return frameOnceflowEnvelope(m, decoded);
+  });
 }

@@ -12,7 +12,7 @@ import {
 } from './envelope';
 import { parseAggregateVersion } from './event-fields';
 import { decodeUtf8 } from './json-value';
-import { readMessageValue, type DecodedValue } from './message-value';
+import { readMessageValue, rejectUndecodedWireFormat, type DecodedValue } from './message-value';
 import { PoisonError } from './poison';
 
 export type { CloudEventsOptions } from './cloudevents';
@@ -162,13 +162,19 @@ export function resolveFraming(spec: FramingSpec | undefined): Framing {
 /**
  * Reads the envelope of one message with `framing`: the bounds every framing has, the
  * framing's own reading, then the rules every event meets (envelope.ts, checkEnvelope).
- * Never throws: every defect is poison with its reason.
+ * `registryValues`: the topic's values may be in the Schema Registry wire format (routes.ts,
+ * readsRegistryValues), so one that was not decoded is poison naming the setting. Never
+ * throws: every defect is poison with its reason.
  */
 export function frameMessage(
   message: RawMessage,
   framing: Framing,
   options: ParseEnvelopeOptions,
   decoded?: DecodedValue,
+  registryValues = true,
 ): ParseEnvelopeResult {
-  return parseFramed(message, options, (m) => framing.frame(m, decoded));
+  return parseFramed(message, options, (m) => {
+    if (registryValues && decoded === undefined) rejectUndecodedWireFormat(m.value);
+    return framing.frame(m, decoded);
+  });
 }

@@ -9,7 +9,7 @@ import {
   fingerprint,
   formerIdentityOf,
 } from './identity';
-import { framingOf, type RouteTable } from './routes';
+import { framingOf, readsRegistryValues, type RouteTable } from './routes';
 import {
   boundKeyword,
   markdownCodeWithin,
@@ -117,7 +117,13 @@ function doTranslate(
   options: TranslateOptions,
   decoded: DecodedValue | undefined,
 ): Translation {
-  const parsed = frameMessage(message, framingOf(routes), options, decoded);
+  const parsed = frameMessage(
+    message,
+    framingOf(routes),
+    options,
+    decoded,
+    readsRegistryValues(routes),
+  );
   if (!parsed.ok) return { kind: 'poison', reason: parsed.reason, error: parsed.error };
   const envelope = parsed.envelope;
 

@@ -17,6 +17,9 @@ import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
 import { checkTopicFramings, routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
 import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
+import { createRegistryProbe } from '../kafka/registry-probe';
+import { SCHEMA_REGISTRY_SETTING } from '../events/message-value';
+import { SchemaMisses } from './schema-misses';
 import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
@@ -89,6 +92,16 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const registry =
     options.registry ??
     (config.schemaRegistry ? createRegistryDecoder(config.schemaRegistry) : undefined);
+  // A schema ID the registry does not know is the message's once the registry has shown it
+  // answers, after BRIDGE_SCHEMA_UNKNOWN_AFTER (schema-misses.ts).
+  const schemaMisses = registry
+    ? new SchemaMisses({
+        afterMs: config.bridge.schemaUnknownAfterMs,
+        probe: config.schemaRegistry
+          ? createRegistryProbe(config.schemaRegistry)
+          : () => Promise.reject(new Error(`${SCHEMA_REGISTRY_SETTING} is not set`)),
+      })
+    : undefined;
   const metrics = options.metrics ?? createBridgeMetrics();
   const ledger = createLedgerStore(options.pool, { schema: options.ledgerSchema });
   // Every partition's ledger rows share INSERTs: how many go in one follows the bridge's
@@ -194,7 +207,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
               maxBytes: config.bridge.maxMessageBytes,
               customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
             },
-            ...(registry ? { registry } : {}),
+            ...(registry ? { registry, schemaMisses } : {}),
             ledger,
             ledgerQueue,
             start: (cmd, source, signal) =>

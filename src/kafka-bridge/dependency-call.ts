@@ -148,6 +148,11 @@ export function retryOptions(ctx: StepContext, what: string, maxAttempts?: numbe
             target: call.target,
           }),
         );
+      } else if (fault === 'schema-pending') {
+        ctx.log.warn(
+          fields,
+          "schema ID unknown to the registry; waiting before it is the message's",
+        );
       } else {
         ctx.log.warn(fields, 'dependency unavailable, retrying');
       }

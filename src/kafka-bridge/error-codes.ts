@@ -28,8 +28,12 @@ export type Dependency = 'temporal' | 'postgres' | 'dlq' | 'registry';
  * - `namespace-missing`: the Temporal namespace does not exist.
  * - `search-attributes-missing`: the namespace lacks a search attribute the bridge sets.
  * - `topic-missing`: the Kafka topic (the DLQ topic) does not exist.
- * - `schema-unknown`: the Schema Registry answers but does not know a value's schema ID (the
- *   producer wrote through another registry, or the schema was deleted).
+ * - `schema-pending`: the Schema Registry answers for other schemas but not (yet) for a
+ *   value's schema ID; heals by itself: the ID arrives, or after BRIDGE_SCHEMA_UNKNOWN_AFTER
+ *   the value is dead-lettered `schema-unknown` (schema-misses.ts).
+ * - `schema-unknown`: the Schema Registry does not know a value's schema ID and has not shown
+ *   that it answers at all (no other schema decoded lately, no subjects listing): most likely
+ *   SCHEMA_REGISTRY_URL does not point at the producers' registry.
  */
 export const ENVIRONMENT_FAULTS = [
   'unavailable',
@@ -43,6 +47,7 @@ export const ENVIRONMENT_FAULTS = [
   'namespace-missing',
   'search-attributes-missing',
   'topic-missing',
+  'schema-pending',
   'schema-unknown',
 ] as const;
 export type EnvironmentFault = (typeof ENVIRONMENT_FAULTS)[number];

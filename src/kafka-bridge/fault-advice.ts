@@ -104,7 +104,7 @@ function kafkaFix(fault: EnvironmentFault, topic: string | undefined): string {
 function registryFix(fault: EnvironmentFault, url: string): string {
   switch (fault) {
     case 'schema-unknown':
-      return `The registry at ${url} does not know this schema ID: the producer wrote through another registry (point SCHEMA_REGISTRY_URL at the producers' registry) or the schema was deleted (restore it under the same ID).`;
+      return `The registry at ${url} does not know this schema ID and has not shown that it answers at all (no other schema decoded lately, and listing its subjects failed): point SCHEMA_REGISTRY_URL at the producers' registry's Confluent-compatible API (Apicurio: /apis/ccompat/v7). Once it answers, a value whose ID it still does not know goes to the DLQ as schema-unknown after BRIDGE_SCHEMA_UNKNOWN_AFTER.`;
     case 'authentication':
       return "The registry refused the bridge's credentials: check SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD, or SCHEMA_REGISTRY_BEARER_TOKEN.";
     case 'permission':

@@ -14,10 +14,11 @@ import {
 } from './message-step';
 import { OffsetTracker } from './offset-tracker';
 import { readableEndOf } from '../kafka/kafka-fetch-patch';
-import type { RouteTable } from '../events/routes';
+import { readsRegistryValues, type RouteTable } from '../events/routes';
 import type { StartCommand, TranslateOptions, Translation } from '../events/translate';
 import { runLimited } from '../util/run-limited';
 import { decodeValues } from './value-decoding';
+import type { SchemaMisses } from './schema-misses';
 import { wireFormatSchemaId } from '../events/message-value';
 import type { RegistryDecoder } from '../kafka/registry-decoder';
 import { withRecordSpan } from '../tracing/kafka-record';
@@ -28,6 +29,11 @@ export interface BatchDeps extends StepDeps {
   translateOptions: TranslateOptions;
   /** Decodes values in the Schema Registry wire format. Default: none (they are poison). */
   registry?: RegistryDecoder;
+  /**
+   * Judges schema IDs the registry does not know (schema-misses.ts). Default: none (such a
+   * value waits for as long as it takes, as any registry fault).
+   */
+  schemaMisses?: SchemaMisses;
   /** Different groups (keys or aggregates) of one batch handled at once, at most. */
   concurrency: number;
   /**
@@ -106,13 +112,22 @@ export async function handleBatch(
     view: new LedgerView(deps.ledger),
     log,
   };
-  const decodings = deps.registry
-    ? await decodeValues(batch.messages, deps.registry, ctx, deps.translateOptions.maxBytes)
-    : [];
+  // A topic whose routes say `registry: false` never asks the registry: a zero byte is a byte.
+  const registryValues = readsRegistryValues(deps.routes);
+  const decodings =
+    deps.registry && registryValues
+      ? await decodeValues(
+          batch.messages,
+          deps.registry,
+          ctx,
+          deps.translateOptions.maxBytes,
+          deps.schemaMisses,
+        )
+      : [];
   if (decodings === undefined) return; // stopped while the registry was failing: nothing handled
   const items: BatchItem[] = batch.messages.map((message, index) => {
     const decoding = decodings[index];
-    const schemaId = wireFormatSchemaId(message.value);
+    const schemaId = registryValues ? wireFormatSchemaId(message.value) : undefined;
     return {
       message,
       index,

@@ -1,21 +1,28 @@
 import type { KafkaMessage } from 'kafkajs';
 import { RetriesExhaustedError, RetryAbortedError, retryClassified } from './backoff';
-import { callDependency, retryOptions } from './dependency-call';
+import { classifyError } from './classify-error';
+import { callDependency, DependencyCallError, retryOptions } from './dependency-call';
+import { RegistryUnprovenError, SchemaPendingError, type SchemaMisses } from './schema-misses';
 import type { StepContext } from './step-context';
 import { wireFormatSchemaId, type DecodedValue } from '../events/message-value';
 import type { PoisonCommand } from '../events/translate';
-import type { RegistryDecoder } from '../kafka/registry-decoder';
+import type { RegistryDecoder, RegistryDecoding } from '../kafka/registry-decoder';
 
 /** What the registry made of one message's value: its decoded value, or poison. */
 export type ValueDecoding = { decoded: DecodedValue } | { poison: PoisonCommand };
 
+/** One try of a value's decoding, or the verdict that its schema ID is the message's fault. */
+type DecodeTry = RegistryDecoding | { schemaUnknown: string };
+
 /**
  * Decodes the batch's values that are in the Schema Registry wire format, in offset order,
  * before anything is translated (translation is pure; this is its I/O). A registry that is
- * down, refuses the bridge or does not know a schema ID is the environment's fault: retried
- * with backoff for as long as the partition is ours, so the partition stalls and nothing is
- * dead-lettered or committed (`undefined`: stopped, leave the batch). Bytes that do not decode
- * with their schema are poison `unparseable`. Values too large for the bridge are left to the
+ * down or refuses the bridge is the environment's fault: retried with backoff for as long as
+ * the partition is ours, so the partition stalls (paused: the bridge's other partitions go on)
+ * and nothing is dead-lettered or committed (`undefined`: stopped, leave the batch). A schema
+ * ID the registry does not know is waited for, then, once the registry has shown it answers,
+ * dead-lettered `schema-unknown` (schema-misses.ts). Bytes that do not decode with their
+ * schema are poison `unparseable`. Values too large for the bridge are left to the
  * translation, which dead-letters them `oversized` without decoding them.
  */
 export async function decodeValues(
@@ -23,29 +30,27 @@ export async function decodeValues(
   registry: RegistryDecoder,
   ctx: StepContext,
   maxBytes: number,
+  misses?: SchemaMisses,
 ): Promise<Array<ValueDecoding | undefined> | undefined> {
   const out: Array<ValueDecoding | undefined> = [];
   for (const message of messages) {
     const value = message.value;
-    if (value === null || value.length > maxBytes || wireFormatSchemaId(value) === undefined) {
+    const schemaId = value === null ? undefined : wireFormatSchemaId(value);
+    if (value === null || value.length > maxBytes || schemaId === undefined) {
       out.push(undefined);
       continue;
     }
     try {
       const result = await retryClassified(
-        () =>
-          callDependency(
-            'registry',
-            () => registry.decode(ctx.topic, value),
-            ctx.controls,
-            registry.url,
-          ),
+        () => decodeOnce(registry, ctx, value, schemaId, misses),
         retryOptions(ctx, 'schema registry decode'),
       );
       out.push(
-        result.ok
-          ? { decoded: result.decoded }
-          : { poison: { kind: 'poison', reason: 'unparseable', error: result.error } },
+        'schemaUnknown' in result
+          ? { poison: { kind: 'poison', reason: 'schema-unknown', error: result.schemaUnknown } }
+          : result.ok
+            ? { decoded: result.decoded }
+            : { poison: { kind: 'poison', reason: 'unparseable', error: result.error } },
       );
     } catch (err) {
       if (err instanceof RetryAbortedError) return undefined;
@@ -55,4 +60,38 @@ export async function decodeValues(
     }
   }
   return out;
+}
+
+/**
+ * One registry decode of a value; a 404 for its schema ID is judged (schema-misses.ts):
+ * waited for as `schema-pending`, kept as the environment's `schema-unknown` while the registry
+ * has not shown it answers, or the message's fault once the wait is over.
+ */
+async function decodeOnce(
+  registry: RegistryDecoder,
+  ctx: StepContext,
+  value: Buffer,
+  schemaId: number,
+  misses: SchemaMisses | undefined,
+): Promise<DecodeTry> {
+  try {
+    const result = await callDependency(
+      'registry',
+      () => registry.decode(ctx.topic, value),
+      ctx.controls,
+      registry.url,
+    );
+    misses?.noteAnswered(schemaId);
+    return result;
+  } catch (err) {
+    if (!misses || classifyError(err).fault !== 'schema-unknown') throw err;
+    const verdict = await misses.judge(schemaId);
+    if (verdict.kind === 'dead-letter') return { schemaUnknown: verdict.error };
+    // Still the registry's call for the retry metrics, the partition's wait and the log.
+    const wait =
+      verdict.kind === 'wait'
+        ? new SchemaPendingError(schemaId, verdict.unknownForMs, err)
+        : new RegistryUnprovenError(schemaId, err, verdict.probeError);
+    throw new DependencyCallError('registry', wait, registry.url);
+  }
 }

@@ -54,7 +54,7 @@ type Library = typeof import('@confluentinc/schemaregistry/dist/schemaregistry-c
   typeof import('@confluentinc/schemaregistry/dist/rest-error');
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use (above) */
-function loadLibrary(): Library {
+export function loadLibrary(): Library {
   const dist = '@confluentinc/schemaregistry/dist';
   return {
     ...(require(`${dist}/schemaregistry-client`) as object),
@@ -75,7 +75,7 @@ function httpsAgentOf(config: SchemaRegistryConfig): Agent | undefined {
   });
 }
 
-function createClient(lib: Library, config: SchemaRegistryConfig): SchemaRegistryClient {
+export function createClient(lib: Library, config: SchemaRegistryConfig): SchemaRegistryClient {
   const agent = httpsAgentOf(config);
   const auth = config.auth;
   return new lib.SchemaRegistryClient({

@@ -5,11 +5,12 @@ import type pg from 'pg';
 import { dlqTopicOf } from '../events/dlq-topic';
 import { readDlqHeaders } from '../events/dlq-message';
 import { HEADER } from '../events/envelope';
-import { routesOfTopic, type RouteTable } from '../events/routes';
+import { readsRegistryValues, routesOfTopic, type RouteTable } from '../events/routes';
 import { firstHeaderText } from '../events/headers';
 import { wireFormatSchemaId, type DecodedValue } from '../events/message-value';
 import { translateMessage, type TranslateOptions, type Translation } from '../events/translate';
 import type { RegistryDecoder } from '../kafka/registry-decoder';
+import { decodeOrUnknown } from './registry-values';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
   formatCoordinates,
@@ -184,7 +185,10 @@ async function readTopicFacts(
       }
       oldest = Math.min(oldest, Number(message.timestamp));
       // A registry value is decoded after the read (the reader's callback is synchronous).
-      if (options.registry && wireFormatSchemaId(message.value) !== undefined) {
+      const registryValues = readsRegistryValues(
+        routesOfTopic(options.routes, topic, options.topics),
+      );
+      if (options.registry && registryValues && wireFormatSchemaId(message.value) !== undefined) {
         pending.push({ topic, partition, message });
         return;
       }
@@ -196,15 +200,16 @@ async function readTopicFacts(
     },
   );
   // A registry that cannot answer makes the read incomplete (it throws): no verdict on guesses.
+  // A schema ID it does not know is the bridge's `schema-unknown` poison (schema-misses.ts).
   for (const { topic, partition, message } of pending) {
-    const decoding = await options.registry!.decode(topic, message.value!);
+    const decoding = await decodeOrUnknown(options.registry!, topic, message.value!);
     file(
       topic,
       partition,
       message,
       decoding.ok
         ? translate(topic, message, decoding.decoded)
-        : { kind: 'poison', reason: 'unparseable', error: decoding.error },
+        : { kind: 'poison', reason: decoding.reason, error: decoding.error },
     );
   }
   // Only a trimmed source topic makes the topic an incomplete record of what was produced.

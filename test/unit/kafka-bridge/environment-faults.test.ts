@@ -40,14 +40,19 @@ function advice(dependency: 'postgres' | 'temporal' | 'dlq', cause: unknown, tar
 describe('environment faults and their alert', () => {
   it('the alert’s two rules split the faults as the bridge does: outages vs an operator’s fix', () => {
     const selfHealing = ENVIRONMENT_FAULTS.filter((f) => !OPERATOR_FAULTS.has(f));
-    assert.deepEqual(selfHealing, ['unavailable', 'contention']);
+    assert.deepEqual(selfHealing, ['unavailable', 'contention', 'schema-pending']);
     const rules = readFileSync(
       resolve(__dirname, '../../../monitoring/prometheus/alerts.yml'),
       'utf8',
     );
-    const matcher = `|${selfHealing.join('|')}`;
-    assert.ok(rules.includes(`fault=~"${matcher}"`), 'the outage rule selects them');
-    assert.ok(rules.includes(`fault!~"${matcher}"`), 'the operator rule selects the rest');
+    // schema-pending ends by itself within BRIDGE_SCHEMA_UNKNOWN_AFTER (the value is
+    // dead-lettered, OnceflowDlqGrowing says so): neither rule pages for it.
+    const outages = selfHealing.filter((f) => f !== 'schema-pending');
+    assert.ok(rules.includes(`fault=~"|${outages.join('|')}"`), 'the outage rule selects them');
+    assert.ok(
+      rules.includes(`fault!~"|${selfHealing.join('|')}"`),
+      'the operator rule selects the rest',
+    );
   });
 });
 

@@ -1,0 +1,20 @@
+// Whether a Schema Registry answers at all, asked only when it has answered 404 for a value's
+// schema ID and decoded nothing lately (src/kafka-bridge/schema-misses.ts): a wrong
+// SCHEMA_REGISTRY_URL answers 404 for every ID, and its values must then wait, not be
+// dead-lettered. Its client is the decoder's (same URL, credentials and TLS), made on the
+// first probe.
+import type { SchemaRegistryConfig } from '../config/schema-registry';
+import { createClient, loadLibrary } from './registry-decoder';
+
+/**
+ * A probe of the registry `config` names: lists its subjects (`GET /subjects`, which a
+ * principal allowed to read schemas may call; it lists only what that principal may see).
+ * Resolves when the registry answered, throws its failure otherwise.
+ */
+export function createRegistryProbe(config: SchemaRegistryConfig): () => Promise<void> {
+  let client: ReturnType<typeof createClient> | undefined;
+  return async () => {
+    client ??= createClient(loadLibrary(), config);
+    await client.getAllSubjects();
+  };
+}
