@@ -17,9 +17,9 @@ export function createDlqProducer(kafka: Kafka): Producer {
     idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
-    // A missing DLQ topic is an operator's to create (npm run setup): one the broker created
-    // on first write would have the broker's defaults, not the DLQ's retention and size. The
-    // write then fails as topic-missing and the partition stalls until it exists.
+    // A DLQ topic is created at start (dlq-topics.ts) or by setup, with the DLQ's retention
+    // and size: one the broker created on first write would have the broker's defaults. One
+    // deleted later fails the write as topic-missing and the partition stalls until it exists.
     allowAutoTopicCreation: false,
   });
 }

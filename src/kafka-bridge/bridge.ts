@@ -18,6 +18,7 @@ import { startOrDeduplicate } from './workflow-starter';
 import { checkTopicFramings, routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
 import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
 import { createRegistryProbe } from '../kafka/registry-probe';
+import { DAY_MS, prepareDlqTopics } from '../kafka/dlq-topics';
 import { SCHEMA_REGISTRY_SETTING } from '../events/message-value';
 import { SchemaMisses } from './schema-misses';
 import { customerKeywordFor } from '../temporal/customer-keyword';
@@ -175,6 +176,19 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     stopped: () => stopping,
   };
   await connectWhileUnavailable(() => producer.connect(), { ...connectOptions, what: 'producer' });
+  // Every route topic's DLQ topic exists before a poison message needs it (BRIDGE_DLQ_TOPICS):
+  // created now, or the bridge does not start (Kafka answers: the producer just connected).
+  try {
+    await prepareDlqTopics(kafka, topics, {
+      mode: config.bridge.dlqTopics,
+      replicationFactor: config.bridge.dlqReplicationFactor,
+      retentionMs: config.bridge.dlqRetentionDays * DAY_MS,
+      log,
+    });
+  } catch (err) {
+    await producer.disconnect();
+    throw err;
+  }
   await connectWhileUnavailable(() => consumer.connect(), { ...connectOptions, what: 'consumer' });
   for (const topic of topics) {
     await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
