@@ -146,12 +146,13 @@ export function checkEnvelope(
   envelope: Envelope,
   message: RawMessage,
   options: ParseEnvelopeOptions,
+  readKey: (key: Buffer) => string = (key) => decodeUtf8(key, 'key'),
 ): Envelope {
   checkId(envelope.eventId, 'eventId');
   checkEventType(envelope.eventType);
   checkId(envelope.aggregateId, 'aggregateId');
   if (message.key !== null && (options.keyMismatch ?? 'reject') === 'reject') {
-    const key = decodeUtf8(message.key, 'key');
+    const key = readKey(message.key);
     if (key !== envelope.aggregateId)
       throw new PoisonError(
         'key-mismatch',
@@ -212,15 +213,19 @@ export function frameOnceflowEnvelope(message: RawMessage, decoded?: DecodedValu
   };
 }
 
-/** Reads one message with a framing's `frame`, bounds before and the common rules after. */
+/**
+ * Reads one message with a framing's `frame`, bounds before and the common rules after; the
+ * key is read with `readKey` when the framing has its own (Framing.readKey).
+ */
 export function parseFramed(
   message: RawMessage,
   options: ParseEnvelopeOptions,
   frame: (message: RawMessage) => Envelope,
+  readKey?: (key: Buffer) => string,
 ): ParseEnvelopeResult {
   try {
     checkMessageBounds(message, options);
-    return { ok: true, envelope: checkEnvelope(frame(message), message, options) };
+    return { ok: true, envelope: checkEnvelope(frame(message), message, options, readKey) };
   } catch (err) {
     if (err instanceof PoisonError) return poison(err.reason, err.message);
     // A bug here must still not stop the partition; the message goes to the DLQ with the cause.

@@ -1,6 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import { frameCloudEvent, type CloudEventsOptions } from './cloudevents';
-import { frameDebeziumOutbox, type DebeziumOutboxOptions } from './debezium-outbox';
+import { frameDebeziumOutbox, readConnectKey, type DebeziumOutboxOptions } from './debezium-outbox';
 import {
   frameOnceflowEnvelope,
   parseFramed,
@@ -66,6 +66,12 @@ export interface Framing {
   /** Equal for two framings that read every message alike (one topic has one framing). */
   readonly key: string;
   frame(message: RawMessage, decoded?: DecodedValue): Envelope;
+  /**
+   * How it reads a record key, when not as UTF-8 text: Kafka Connect's key converters wrap it
+   * (debezium-outbox.ts). The key a message is checked against its aggregate with, and a
+   * framing with one has its keys in the registry's wire format decoded too (partition-batch.ts).
+   */
+  readonly readKey?: (key: Buffer) => string;
 }
 
 export const ENVELOPE_FRAMING: Framing = {
@@ -156,7 +162,12 @@ export function resolveFraming(spec: FramingSpec | undefined): Framing {
   const key = `${spec.kind}:${JSON.stringify(spec)}`;
   if (spec.kind === 'cloudevents')
     return { name: spec.kind, key, frame: (m, d) => frameCloudEvent(m, spec, d) };
-  return { name: spec.kind, key, frame: (m, d) => frameDebeziumOutbox(m, spec, d) };
+  return {
+    name: spec.kind,
+    key,
+    frame: (m, d) => frameDebeziumOutbox(m, spec, d),
+    readKey: readConnectKey,
+  };
 }
 
 /**
@@ -173,8 +184,13 @@ export function frameMessage(
   decoded?: DecodedValue,
   registryValues = true,
 ): ParseEnvelopeResult {
-  return parseFramed(message, options, (m) => {
-    if (registryValues && decoded === undefined) rejectUndecodedWireFormat(m.value);
-    return framing.frame(m, decoded);
-  });
+  return parseFramed(
+    message,
+    options,
+    (m) => {
+      if (registryValues && decoded === undefined) rejectUndecodedWireFormat(m.value);
+      return framing.frame(m, decoded);
+    },
+    framing.readKey,
+  );
 }

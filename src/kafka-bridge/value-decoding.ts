@@ -15,7 +15,7 @@ export type ValueDecoding = { decoded: DecodedValue } | { poison: PoisonCommand 
 type DecodeTry = RegistryDecoding | { schemaUnknown: string };
 
 /**
- * Decodes the batch's values that are in the Schema Registry wire format, in offset order,
+ * Decodes the batch's values (or keys, `part`) that are in the Schema Registry wire format, in offset order,
  * before anything is translated (translation is pure; this is its I/O). A registry that is
  * down or refuses the bridge is the environment's fault: retried with backoff for as long as
  * the partition is ours, so the partition stalls (paused: the bridge's other partitions go on)
@@ -31,10 +31,11 @@ export async function decodeValues(
   ctx: StepContext,
   maxBytes: number,
   misses?: SchemaMisses,
+  part: 'key' | 'value' = 'value',
 ): Promise<Array<ValueDecoding | undefined> | undefined> {
   const out: Array<ValueDecoding | undefined> = [];
   for (const message of messages) {
-    const value = message.value;
+    const value = message[part];
     const schemaId = value === null ? undefined : wireFormatSchemaId(value);
     if (value === null || value.length > maxBytes || schemaId === undefined) {
       out.push(undefined);
@@ -42,8 +43,8 @@ export async function decodeValues(
     }
     try {
       const result = await retryClassified(
-        () => decodeOnce(registry, ctx, value, schemaId, misses),
-        retryOptions(ctx, 'schema registry decode'),
+        () => decodeOnce(registry, ctx, value, schemaId, misses, part),
+        retryOptions(ctx, `schema registry decode (${part})`),
       );
       out.push(
         'schemaUnknown' in result
@@ -73,11 +74,12 @@ async function decodeOnce(
   value: Buffer,
   schemaId: number,
   misses: SchemaMisses | undefined,
+  part: 'key' | 'value',
 ): Promise<DecodeTry> {
   try {
     const result = await callDependency(
       'registry',
-      () => registry.decode(ctx.topic, value),
+      () => registry.decode(ctx.topic, value, part),
       ctx.controls,
       registry.url,
     );

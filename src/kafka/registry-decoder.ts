@@ -23,8 +23,12 @@ export type RegistryDecoding =
 export interface RegistryDecoder {
   /** The registry's base URL (no credentials: the config refuses them), for logs and fixes. */
   readonly url: string;
-  /** Decodes one value of `topic` (which must be in the wire format). */
-  decode(topic: string, value: Buffer): Promise<RegistryDecoding>;
+  /**
+   * Decodes one value of `topic` (which must be in the wire format); `part` `key` decodes a
+   * record key instead (subject `<topic>-key`, as Kafka Connect's registry key converters
+   * write it). Default: `value`.
+   */
+  decode(topic: string, value: Buffer, part?: 'key' | 'value'): Promise<RegistryDecoding>;
 }
 
 /**
@@ -128,22 +132,22 @@ export function createRegistryDecoder(config: SchemaRegistryConfig): RegistryDec
   let loaded: RegistryDecoder | undefined;
   return {
     url: config.url,
-    decode: (topic, value) => (loaded ??= loadDecoder(config)).decode(topic, value),
+    decode: (topic, value, part) => (loaded ??= loadDecoder(config)).decode(topic, value, part),
   };
 }
 
 function loadDecoder(config: SchemaRegistryConfig): RegistryDecoder {
   const lib = loadLibrary();
   const client = createClient(lib, config);
-  const deserializers = new Map<SchemaFormat, Deserializer>();
-  const deserializerFor = (format: 'AVRO' | 'JSON'): Deserializer => {
-    let d = deserializers.get(format);
+  const deserializers = new Map<string, Deserializer>();
+  const deserializerFor = (format: 'AVRO' | 'JSON', part: 'key' | 'value'): Deserializer => {
+    let d = deserializers.get(`${format}:${part}`);
     if (d) return d;
     const conf = {} as never;
-    if (format === 'JSON')
-      d = new lib.JsonDeserializer(client, lib.SerdeType.VALUE, { validate: true } as never);
-    else d = new lib.AvroDeserializer(client, lib.SerdeType.VALUE, conf);
-    deserializers.set(format, d);
+    const serde = part === 'key' ? lib.SerdeType.KEY : lib.SerdeType.VALUE;
+    if (format === 'JSON') d = new lib.JsonDeserializer(client, serde, { validate: true } as never);
+    else d = new lib.AvroDeserializer(client, serde, conf);
+    deserializers.set(`${format}:${part}`, d);
     return d;
   };
   // Parsed .proto files by schema ID (registry-protobuf.ts says why not the library's own).
@@ -169,12 +173,12 @@ function loadDecoder(config: SchemaRegistryConfig): RegistryDecoder {
 
   return {
     url: config.url,
-    async decode(topic, value) {
+    async decode(topic, value, part = 'value') {
       const schemaId = wireFormatSchemaId(value);
       if (schemaId === undefined) throw new RangeError('value is not in the wire format');
       let info: SchemaInfo;
       try {
-        info = await client.getBySubjectAndId(`${topic}-value`, schemaId);
+        info = await client.getBySubjectAndId(`${topic}-${part}`, schemaId);
       } catch (err) {
         throw new SchemaRegistryError(
           config.url,
@@ -188,7 +192,7 @@ function loadDecoder(config: SchemaRegistryConfig): RegistryDecoder {
         const decoded =
           format === 'PROTOBUF'
             ? await decodeProtobuf(schemaId, info, value)
-            : toJsonValue(await deserializerFor(format).deserialize(topic, value));
+            : toJsonValue(await deserializerFor(format, part).deserialize(topic, value));
         return { ok: true, decoded: { value: decoded, schemaId, format } };
       } catch (err) {
         // A schema a Protobuf schema references is fetched here too.

@@ -10,6 +10,8 @@ import { ensureTopics } from '../../../src/kafka/topics';
 import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { BridgeHarness } from '../../support/bridge-harness';
+import { produceAsKafkaConnect, type ConnectConverter } from '../../support/java-connect-producer';
+import { stackRegistryUrl } from '../../support/node-registry-producer';
 import { uniqueName } from '../../support/services';
 
 const payment = z.object({ paymentId: z.string(), amountMinor: z.number().int() });
@@ -183,6 +185,46 @@ describe('bridge: framings side by side on the real stack', () => {
     assert.deepEqual(await reasons(topics.outbox), [[id('pay-4'), 'missing-identity']]);
   });
 
+  it("Debezium's outbox as Kafka Connect writes it (its own JsonConverter, with and without schemas, and a registry key converter): each event acted on once", async () => {
+    const row = (
+      n: number,
+      keyConverter: ConnectConverter,
+      valueConverter: 'json-schemas' | 'json-plain',
+    ) => ({
+      keyConverter,
+      valueConverter,
+      aggregateId: id(`pay-connect-${n}`),
+      eventId: id(`ob-connect-${n}`),
+      eventType: 'PaymentRefunded',
+      payload: JSON.stringify(data(id(`pay-connect-${n}`))),
+    });
+    const rows = [
+      row(1, 'json-schemas', 'json-schemas'),
+      row(2, 'json-plain', 'json-plain'),
+      row(3, 'avro', 'json-schemas'),
+    ];
+    await produceAsKafkaConnect({
+      brokers: h.config.kafka.brokers,
+      registryUrl: await stackRegistryUrl(),
+      topic: topics.outbox,
+      rows: [...rows, rows[0]!], // and a redelivery of the first
+    });
+    await settle();
+    const { rows: ledger } = await h.pool.query<{ identity: string; aggregate_id: string }>(
+      `SELECT identity, aggregate_id FROM "${h.schema}".processed_events
+        WHERE event_type = 'PaymentRefunded' AND aggregate_id LIKE $1 ORDER BY aggregate_id`,
+      [`pay-connect-%`],
+    );
+    assert.deepEqual(
+      ledger.map((r) => [r.aggregate_id, r.identity]),
+      rows.map((r) => [r.aggregateId, eventIdentity(r.eventId)]),
+    );
+    for (const r of rows)
+      assert.ok(await h.describe(deriveWorkflowId('PaymentRefunded', eventIdentity(r.eventId))));
+    const dead = (await h.readDlq(topics.outbox)).filter((m) => m.headers.id?.includes('connect'));
+    assert.deepEqual(dead, [], 'none dead-lettered');
+  });
+
   it('plain JSON keyed by a business field, through a framing function', async () => {
     const record = { key: id('pay-5'), value: JSON.stringify(data(id('pay-5'))) };
     // The same payment re-sent by a producer that orders its fields otherwise.
@@ -228,11 +270,11 @@ describe('bridge: framings side by side on the real stack', () => {
       (await bridge.metrics[metric].get()).values
         .filter((v) => v.labels.topic === topic)
         .reduce((n, v) => n + v.value, 0);
-    // One event each, besides: two CloudEvents sources (2).
+    // One event each, besides: two CloudEvents sources (2), three records from Kafka Connect.
     const starts = new Map([
       [h.topic, 1],
       [topics.cloudevents, 3],
-      [topics.outbox, 1],
+      [topics.outbox, 4],
       [topics.plain, 1],
     ]);
     for (const [topic, n] of starts) {
