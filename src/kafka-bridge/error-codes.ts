@@ -84,8 +84,8 @@ export const KAFKA_MESSAGE_FAULT_TYPES: ReadonlySet<string> = new Set([
 /**
  * Kafka protocol error types that are the environment's although KafkaJS marks some
  * non-retriable: "we may not" (authorization and authentication: an operator fixes them), a
- * missing topic (the bridge never creates one: a DLQ topic the broker auto-created would lack
- * the DLQ's retention and size), and the idempotent producer's own state after a broker
+ * missing topic (a DLQ write never creates one: a DLQ topic the broker auto-created would lack
+ * the DLQ's retention and size; the bridge creates missing DLQ topics only at start), and the idempotent producer's own state after a broker
  * restart or failover (sequence numbers, producer IDs): never the record.
  */
 export const KAFKA_ENVIRONMENT_TYPES: ReadonlyMap<string, EnvironmentFault> = new Map([

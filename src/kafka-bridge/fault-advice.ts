@@ -91,7 +91,7 @@ function kafkaFix(fault: EnvironmentFault, topic: string | undefined): string {
   const what = topic ?? 'the topic';
   switch (fault) {
     case 'topic-missing':
-      return `Create ${what} (npm run setup creates each <topic>.dlq with the DLQ's retention and size limits; the bridge does not auto-create it).`;
+      return `Create ${what} (npx onceflow setup creates each <topic>.dlq with its source's partitions and the DLQ's retention and size limits, and so does a bridge starting with BRIDGE_DLQ_TOPICS=create; a DLQ write never auto-creates it).`;
     case 'permission':
       return `Kafka denies the bridge's principal: grant it WRITE and DESCRIBE on ${what} (DLQ) or READ on the source topics and its consumer group (ACLs).`;
     case 'authentication':

@@ -118,7 +118,7 @@ describe('fault advice: the log line names the fix', () => {
     } as never);
     assert.match(
       advice('dlq', err, 'orders.dlq'),
-      /^Kafka refused the DLQ write to orders\.dlq: .*\(UNKNOWN_TOPIC_OR_PARTITION\)\. Create orders\.dlq \(npm run setup/,
+      /^Kafka refused the DLQ write to orders\.dlq: .*\(UNKNOWN_TOPIC_OR_PARTITION\)\. Create orders\.dlq \(npx onceflow setup/,
     );
   });
 });
