@@ -143,6 +143,23 @@ export class DlqTopicMissingError extends Error {
   }
 }
 
+/** The bridge may not start: creating a missing DLQ topic failed (an ACL, the cluster). */
+export class DlqTopicCreateError extends Error {
+  override readonly name = 'DlqTopicCreateError';
+  constructor(
+    readonly topics: readonly string[],
+    cause: unknown,
+  ) {
+    super(
+      `cannot create the missing DLQ topic${topics.length > 1 ? 's' : ''} ${topics.join(', ')}: ` +
+        `${cause instanceof Error ? cause.message : String(cause)}. Create them with ` +
+        '`npx onceflow setup` as a principal that may, or grant the bridge CREATE on them ' +
+        '(and set BRIDGE_DLQ_TOPICS=require to have the bridge only check)',
+      { cause },
+    );
+  }
+}
+
 /** Options of prepareDlqTopics (the BRIDGE_DLQ_* settings). */
 export interface PrepareDlqTopicsOptions {
   /** `create` the missing DLQ topics, or `require` them (DlqTopicMissingError). */
@@ -157,8 +174,9 @@ export interface PrepareDlqTopicsOptions {
 
 /**
  * What the bridge does at start, so no poison message ever waits for a DLQ topic: the DLQ
- * topic of every source topic that exists is created when missing (`create`), or the bridge
- * refuses to start naming the missing ones (`require`). A source topic that does not exist is
+ * topic of every source topic that exists is created when missing (`create`; a creation the
+ * cluster refuses is DlqTopicCreateError, naming them), or the bridge refuses to start naming
+ * the missing ones (`require`). A source topic that does not exist is
  * left to the consumer's own subscription. Returns the DLQ topics created.
  */
 export async function prepareDlqTopics(
@@ -174,12 +192,16 @@ export async function prepareDlqTopics(
     if (lacking.length === 0) return [];
     if (options.mode === 'require') throw new DlqTopicMissingError(lacking.map(dlqTopicOf));
     const timeoutMs = options.timeoutMs ?? 30_000;
-    await createDlqTopics(admin, lacking, {
-      retentionMs: options.retentionMs,
-      replication: await newTopicReplication(admin, options.replicationFactor),
-      timeoutMs,
-    });
     const created = lacking.map(dlqTopicOf);
+    try {
+      await createDlqTopics(admin, lacking, {
+        retentionMs: options.retentionMs,
+        replication: await newTopicReplication(admin, options.replicationFactor),
+        timeoutMs,
+      });
+    } catch (err) {
+      throw new DlqTopicCreateError(created, err);
+    }
     await waitForLeaders(admin, created, timeoutMs);
     for (const topic of created)
       options.log?.info({ topic }, 'created the missing DLQ topic (BRIDGE_DLQ_TOPICS=create)');
