@@ -84,6 +84,9 @@ function validOrder(ctx: Ctx, orderId = `${ctx.prefix}o${ctx.seq}`): Built {
   };
 }
 
+/** Schema IDs of "another registry": far above any this stack's registry hands out. */
+const FOREIGN_SCHEMA_IDS = [1_900_000_001, 1_900_000_002, 1_900_000_003, 1_900_000_004];
+
 /** Message kinds and their weights (about 2 % valid orders). */
 export const KINDS: Array<[string, number, (ctx: Ctx) => Built]> = [
   ['valid-order', 1.7, (ctx) => validOrder(ctx)],
@@ -156,6 +159,19 @@ export const KINDS: Array<[string, number, (ctx: Ctx) => Built]> = [
     'binary-value',
     8,
     (ctx) => ({ ...poison(ctx, identity(ctx)), value: ctx.rand.bytes(ctx.rand.int(1, 4_000)) }),
+  ],
+  [
+    // A producer of another registry (staging) on a shared topic: the wire format with a
+    // schema ID this registry does not know (a few, as one producer's schemas). The bridge
+    // waits BRIDGE_SCHEMA_UNKNOWN_AFTER, then dead-letters its values schema-unknown.
+    'foreign-registry',
+    1,
+    (ctx) => {
+      const header = Buffer.alloc(5);
+      header.writeUInt32BE(FOREIGN_SCHEMA_IDS[ctx.rand.int(0, FOREIGN_SCHEMA_IDS.length - 1)]!, 1);
+      const value = Buffer.concat([header, ctx.rand.bytes(ctx.rand.int(0, 200))]);
+      return { ...poison(ctx, identity(ctx)), value };
+    },
   ],
   [
     'invalid-utf8',

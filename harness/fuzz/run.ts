@@ -120,10 +120,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     BRIDGE_METRICS_PORT: new URL(metricsUrl).port,
     // A route that takes any JSON object as data, so deeply nested data reaches z.json().
     BRIDGE_EXTRA_ROUTES: JSON.stringify({ [FUZZ_EVENT_TYPE]: 'fuzzNote' }),
-    // No registry: random bytes may open with the wire format's zero byte, and a schema ID the
-    // registry does not know stalls the partition (the environment's fault, by design); without
-    // a registry such a value is unparseable poison, which is what fuzzing judges.
-    SCHEMA_REGISTRY_URL: '',
+    // The stack's registry decodes: random bytes that open with the wire format's zero byte,
+    // and the foreign-registry kind's values, name schema IDs it does not know, which the
+    // bridge dead-letters schema-unknown once they have been unknown this long (its partition
+    // paused meanwhile, the others going on).
+    BRIDGE_SCHEMA_UNKNOWN_AFTER: '2s',
   };
   const config = loadConfig(env);
   const topic = config.kafka.topics[0]!;

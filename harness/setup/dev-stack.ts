@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '../../src/config/load-or-exit';
 import { startStack, type RunningStack } from '../stack/stack';
 import { prepareServices } from '../../src/setup/prepare-services';
+import { DOMAINS } from '../../src/domains';
 
 /**
  * Starts the local stack (or reuses the running one) and prepares it for onceflow: its
@@ -12,6 +13,6 @@ import { prepareServices } from '../../src/setup/prepare-services';
 export async function startPreparedStack(): Promise<RunningStack> {
   const stack = await startStack();
   Object.assign(process.env, stack.state.env);
-  await prepareServices(loadConfigOrExit());
+  await prepareServices(loadConfigOrExit(), DOMAINS);
   return stack;
 }

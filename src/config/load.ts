@@ -254,6 +254,12 @@ function toConfig(e: Env) {
       /** Consumer-group session timeout (ms); the heartbeat runs at a tenth of it, at most 3 s. */
       sessionTimeoutMs: e.BRIDGE_SESSION_TIMEOUT_MS,
       dlqRetentionDays: e.BRIDGE_DLQ_RETENTION_DAYS,
+      /** BRIDGE_SCHEMA_UNKNOWN_AFTER in ms (src/kafka-bridge/schema-misses.ts). */
+      schemaUnknownAfterMs: e.BRIDGE_SCHEMA_UNKNOWN_AFTER,
+      /** What the bridge does at start about a missing DLQ topic (src/kafka/dlq-topics.ts). */
+      dlqTopics: e.BRIDGE_DLQ_TOPICS,
+      /** Replication factor of created DLQ topics; undefined: the cluster's default. */
+      dlqReplicationFactor: e.BRIDGE_DLQ_REPLICATION_FACTOR,
       /** JSON of extra routes (see src/events/routes.ts, parseExtraRoutes). */
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,

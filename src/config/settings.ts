@@ -304,6 +304,31 @@ export const SETTINGS = {
       'topic and raised on an existing one that keeps them for less. Long, because a dead ' +
       'letter waits for a person: it must outlive a holiday, not a broker default of 7 days.',
   },
+  BRIDGE_SCHEMA_UNKNOWN_AFTER: {
+    parse: duration,
+    default: '1m',
+    doc:
+      "How long a value's schema ID may stay unknown to a Schema Registry that answers for other " +
+      'schemas (or lists its subjects) before the value is dead-lettered `schema-unknown`, with ' +
+      'its bytes and `dlq-schema-id`, for `dlq replay` once the schema is registered. Meanwhile ' +
+      'its partition waits (paused; the others go on). A registry that answers nothing stays a stall.',
+  },
+  BRIDGE_DLQ_TOPICS: {
+    parse: z.enum(['create', 'require'], 'must be create or require'),
+    default: 'create',
+    doc:
+      "What the bridge does at start about a route topic's DLQ topic (`<topic>.dlq`) that does " +
+      "not exist: create it (the source topic's partition count, BRIDGE_DLQ_REPLICATION_FACTOR, " +
+      "the DLQ's retention and size limits), or refuse to start naming it (`require`: a bridge " +
+      'whose Kafka principal may not create topics; `npx onceflow setup` creates them).',
+  },
+  BRIDGE_DLQ_REPLICATION_FACTOR: {
+    parse: positiveInt,
+    doc:
+      "Replication factor of the DLQ topics the bridge or `onceflow setup` creates. Default: the cluster's " +
+      '`default.replication.factor` (its `min.insync.replicas` pinned on the topic).',
+    shownDefault: "the cluster's",
+  },
   BRIDGE_EXTRA_ROUTES: {
     parse: nonEmpty,
     doc: 'JSON of extra routes: event type → workflow type or { workflowType, identity, workflowIdPrefix }.',

@@ -1,5 +1,5 @@
 import { readHeader, type Envelope, type RawMessage } from './envelope';
-import { parseAggregateVersion } from './event-fields';
+import { checkId, parseAggregateVersion } from './event-fields';
 import { decodeUtf8, isJsonContentType, parseJsonValue } from './json-value';
 import { asJsonObject, readMessageValue, type DecodedValue } from './message-value';
 import { PoisonError } from './poison';
@@ -100,7 +100,9 @@ export function frameCloudEvent(
       'validation-failed',
       `specversion: must be ${SPEC_VERSION}, got ${JSON.stringify(specVersion)}`,
     );
-  attribute('source');
+  // CloudEvents makes only source + id unique (per-source sequences are common): the identity
+  // by event ID holds both (identity.ts, eventIdentity).
+  const source = checkId(attribute('source'), 'source');
   // The aggregate is the event's subject; without one, the message key (the binding's
   // partitionkey), so per-aggregate order and stale versions still hold.
   const subject = attributes.get('subject');
@@ -120,5 +122,6 @@ export function frameCloudEvent(
       : {}),
     data,
     ...(contentType !== undefined ? { contentType } : {}),
+    source,
   };
 }

@@ -10,6 +10,9 @@ import { PoisonError } from './poison';
  * header (`id`), the aggregate ID as the key, the payload as the value, and the event type where
  * `table.fields.additional.placement` put it: a header (`type:header:eventType`) or a field of
  * the value (`type:envelope:eventType`, which wraps the payload as `{ payload, eventType }`).
+ * Key and value are read as Kafka Connect's converters write them: StringConverter,
+ * JsonConverter with or without schemas (its `{schema, payload}` envelope), or a registry
+ * converter (the wire format, decoded before translation).
  */
 
 /** Options of the Debezium outbox framing; each default is Debezium's. */
@@ -37,6 +40,67 @@ export interface DebeziumOutboxOptions {
 /** The field an envelope placement wraps the payload in. */
 const PAYLOAD_FIELD = 'payload';
 
+/** The schema types of Kafka Connect (org.apache.kafka.connect.data.Schema.Type), lower case. */
+const CONNECT_TYPES: ReadonlySet<unknown> = new Set([
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'float32',
+  'float64',
+  'boolean',
+  'string',
+  'bytes',
+  'array',
+  'map',
+  'struct',
+]);
+
+/**
+ * What Kafka Connect's JsonConverter wrote, without its envelope: with `schemas.enable=true`
+ * (Connect's default) a key or value is `{"schema": {...}, "payload": ...}`, the schema a
+ * Connect schema (a `type` of CONNECT_TYPES) or null; anything else is returned as it is
+ * (`schemas.enable=false`, or another converter). An outbox payload that is itself an object
+ * of exactly `schema` and `payload` with a Connect type would be taken for the envelope.
+ */
+export function withoutConnectEnvelope(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.length !== 2 || !Object.hasOwn(value, 'schema') || !Object.hasOwn(value, PAYLOAD_FIELD))
+    return value;
+  const schema = (value as { schema: unknown }).schema;
+  const isSchema =
+    schema === null ||
+    (typeof schema === 'object' && CONNECT_TYPES.has((schema as { type?: unknown }).type));
+  return isSchema ? (value as Record<string, unknown>)[PAYLOAD_FIELD] : value;
+}
+
+/**
+ * The aggregate ID in a record key as Kafka Connect's key converters write it: StringConverter's
+ * text as it is; JsonConverter's JSON string (`"order-1"`, `schemas.enable=false`) or envelope
+ * (`{"schema":{"type":"string"},"payload":"order-1"}`), a whole number as its digits. (A
+ * registry converter's key is decoded through the registry before it gets here.)
+ */
+export function readConnectKey(key: Buffer): string {
+  const text = decodeUtf8(key, 'key');
+  if (!text.startsWith('"') && !text.startsWith('{')) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const payload = withoutConnectEnvelope(parsed);
+  if (typeof payload === 'string') return payload;
+  if (typeof payload === 'number' && Number.isSafeInteger(payload)) return String(payload);
+  // A JSON object that is no envelope: StringConverter's text of it.
+  if (payload === parsed) return text;
+  throw new PoisonError(
+    'validation-failed',
+    `key: the Kafka Connect envelope holds a ${payload === null ? 'null' : typeof payload}, not the aggregate ID`,
+  );
+}
+
 /**
  * The payload as JSON. Debezium hands a JSON (or text) payload column over as a string unless
  * `table.expand.json.payload` is on, so a string payload is parsed once more.
@@ -54,7 +118,11 @@ export function frameDebeziumOutbox(
 ): Envelope {
   const idHeader = options.idHeader ?? 'id';
   const typeAt = options.eventType ?? { header: 'eventType' };
-  const value = readMessageValue(message.value!, decoded, undefined);
+  // The registry's decoded value, or JSON (JsonConverter's envelope taken off).
+  const value =
+    decoded === undefined
+      ? withoutConnectEnvelope(readMessageValue(message.value!, undefined, undefined))
+      : decoded.value;
   let payload: unknown = value;
   let eventType: unknown;
   if ('field' in typeAt) {
@@ -81,7 +149,7 @@ export function frameDebeziumOutbox(
   return {
     eventId,
     eventType,
-    aggregateId: decodeUtf8(message.key, 'key'),
+    aggregateId: readConnectKey(message.key),
     ...(version !== undefined
       ? { aggregateVersion: parseAggregateVersion(version, `header ${options.versionHeader}`) }
       : {}),

@@ -26,6 +26,15 @@ export interface RouteSpec<TData> {
    */
   framing?: FramingSpec;
   /**
+   * Whether its values may be in the Schema Registry's wire format (a zero byte, a 4-byte
+   * schema ID, the payload), decoded through SCHEMA_REGISTRY_URL before the framing reads
+   * them. `false`: never; a value's leading zero byte is just a byte, read as the framing
+   * reads any value (not JSON: `unparseable`), and the registry is never asked. The routes of
+   * one topic agree on it. Default: true.
+   * @example registry: false
+   */
+  registry?: boolean;
+  /**
    * Validates and normalises `data`: a zod schema, any Standard Schema (valibot, ArkType), or a
    * function returning the decoded value and throwing on bad input. Its output is the
    * workflow's input and is fingerprinted; an event that fails it is dead-lettered
@@ -98,6 +107,7 @@ export function defineRoute<TData>(spec: RouteSpec<TData>): Route {
     workflowIdPrefix: spec.workflowIdPrefix ?? spec.eventType,
     ...(spec.topics ? { topics: [...spec.topics] } : {}),
     ...(spec.framing !== undefined ? { framing: resolveFraming(spec.framing) } : {}),
+    ...(spec.registry === false ? { registry: false as const } : {}),
     ...(spec.summary ? { summarize: spec.summary as Route['summarize'] } : {}),
     ...(spec.entityId ? { entityId: spec.entityId as Route['entityId'] } : {}),
     ...(spec.customerId ? { customerId: spec.customerId as Route['customerId'] } : {}),

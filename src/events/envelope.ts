@@ -1,7 +1,12 @@
 import type { IHeaders } from 'kafkajs';
 import { headerBoundProblem, headerValues, sanitizeHeaders } from './headers';
 import { decodeUtf8 } from './json-value';
-import { asJsonObject, readMessageValue, type DecodedValue } from './message-value';
+import {
+  asJsonObject,
+  readMessageValue,
+  rejectUndecodedWireFormat,
+  type DecodedValue,
+} from './message-value';
 import { poison, PoisonError, type Poison } from './poison';
 import { checkEventType, checkId, parseAggregateVersion } from './event-fields';
 
@@ -19,6 +24,11 @@ export interface Envelope {
   /** The raw `data` payload; validated later against the route's schema. */
   data: unknown;
   contentType?: string;
+  /**
+   * Who emitted the event, when the framing says (CloudEvents' `source`): an event ID is
+   * unique only within its source there, so the identity by event ID holds both.
+   */
+  source?: string;
 }
 
 /** The parts of a Kafka message the bridge reads (a kafkajs KafkaMessage fits). */
@@ -136,12 +146,13 @@ export function checkEnvelope(
   envelope: Envelope,
   message: RawMessage,
   options: ParseEnvelopeOptions,
+  readKey: (key: Buffer) => string = (key) => decodeUtf8(key, 'key'),
 ): Envelope {
   checkId(envelope.eventId, 'eventId');
   checkEventType(envelope.eventType);
   checkId(envelope.aggregateId, 'aggregateId');
   if (message.key !== null && (options.keyMismatch ?? 'reject') === 'reject') {
-    const key = decodeUtf8(message.key, 'key');
+    const key = readKey(message.key);
     if (key !== envelope.aggregateId)
       throw new PoisonError(
         'key-mismatch',
@@ -202,15 +213,19 @@ export function frameOnceflowEnvelope(message: RawMessage, decoded?: DecodedValu
   };
 }
 
-/** Reads one message with a framing's `frame`, bounds before and the common rules after. */
+/**
+ * Reads one message with a framing's `frame`, bounds before and the common rules after; the
+ * key is read with `readKey` when the framing has its own (Framing.readKey).
+ */
 export function parseFramed(
   message: RawMessage,
   options: ParseEnvelopeOptions,
   frame: (message: RawMessage) => Envelope,
+  readKey?: (key: Buffer) => string,
 ): ParseEnvelopeResult {
   try {
     checkMessageBounds(message, options);
-    return { ok: true, envelope: checkEnvelope(frame(message), message, options) };
+    return { ok: true, envelope: checkEnvelope(frame(message), message, options, readKey) };
   } catch (err) {
     if (err instanceof PoisonError) return poison(err.reason, err.message);
     // A bug here must still not stop the partition; the message goes to the DLQ with the cause.
@@ -229,5 +244,8 @@ export function parseEnvelope(
   options: ParseEnvelopeOptions,
   decoded?: DecodedValue,
 ): ParseEnvelopeResult {
-  return parseFramed(message, options, (m) => frameOnceflowEnvelope(m, decoded));
+  return parseFramed(message, options, (m) => {
+    if (decoded === undefined) rejectUndecodedWireFormat(m.value);
+    return frameOnceflowEnvelope(m, decoded);
+  });
 }

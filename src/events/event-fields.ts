@@ -13,7 +13,13 @@ export const MAX_ID_LENGTH = 200;
 // as ESC [), as the data schema's IDs already refuse them.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9._-]*$/;
+// An event type names a route, so it is a name: a letter first, then what a URI may hold
+// (RFC 3986's unreserved and reserved characters and `%`), so CloudEvents types as the spec
+// allows them pass: `OrderPlaced`, reverse-DNS `com.example.order.placed`, a URN
+// `urn:example:order:placed`, a URL `https://example.com/events/order-placed`. No space,
+// quote, backslash or angle bracket: where an event type goes (workflow IDs, search
+// attributes, headers, log lines) it is escaped, but it never needs to be.
+const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]*$/;
 const POSITIVE_INT = /^[1-9][0-9]*$/;
 
 /** True when a string has no lone surrogate (String.prototype.isWellFormed, Node ≥ 20). */
@@ -51,7 +57,7 @@ export function checkEventType(value: string): string {
   if (!EVENT_TYPE.test(value))
     throw new PoisonError(
       'validation-failed',
-      'eventType: must start with a letter and use only letters, digits, . _ -',
+      "eventType: must start with a letter and use only letters, digits and a URI's . _ ~ - : / ? # [ ] @ ! $ & ' ( ) * + , ; = %",
     );
   return value;
 }

@@ -1,6 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import { frameCloudEvent, type CloudEventsOptions } from './cloudevents';
-import { frameDebeziumOutbox, type DebeziumOutboxOptions } from './debezium-outbox';
+import { frameDebeziumOutbox, readConnectKey, type DebeziumOutboxOptions } from './debezium-outbox';
 import {
   frameOnceflowEnvelope,
   parseFramed,
@@ -12,7 +12,7 @@ import {
 } from './envelope';
 import { parseAggregateVersion } from './event-fields';
 import { decodeUtf8 } from './json-value';
-import { readMessageValue, type DecodedValue } from './message-value';
+import { readMessageValue, rejectUndecodedWireFormat, type DecodedValue } from './message-value';
 import { PoisonError } from './poison';
 
 export type { CloudEventsOptions } from './cloudevents';
@@ -66,6 +66,12 @@ export interface Framing {
   /** Equal for two framings that read every message alike (one topic has one framing). */
   readonly key: string;
   frame(message: RawMessage, decoded?: DecodedValue): Envelope;
+  /**
+   * How it reads a record key, when not as UTF-8 text: Kafka Connect's key converters wrap it
+   * (debezium-outbox.ts). The key a message is checked against its aggregate with, and a
+   * framing with one has its keys in the registry's wire format decoded too (partition-batch.ts).
+   */
+  readonly readKey?: (key: Buffer) => string;
 }
 
 export const ENVELOPE_FRAMING: Framing = {
@@ -156,19 +162,35 @@ export function resolveFraming(spec: FramingSpec | undefined): Framing {
   const key = `${spec.kind}:${JSON.stringify(spec)}`;
   if (spec.kind === 'cloudevents')
     return { name: spec.kind, key, frame: (m, d) => frameCloudEvent(m, spec, d) };
-  return { name: spec.kind, key, frame: (m, d) => frameDebeziumOutbox(m, spec, d) };
+  return {
+    name: spec.kind,
+    key,
+    frame: (m, d) => frameDebeziumOutbox(m, spec, d),
+    readKey: readConnectKey,
+  };
 }
 
 /**
  * Reads the envelope of one message with `framing`: the bounds every framing has, the
  * framing's own reading, then the rules every event meets (envelope.ts, checkEnvelope).
- * Never throws: every defect is poison with its reason.
+ * `registryValues`: the topic's values may be in the Schema Registry wire format (routes.ts,
+ * readsRegistryValues), so one that was not decoded is poison naming the setting. Never
+ * throws: every defect is poison with its reason.
  */
 export function frameMessage(
   message: RawMessage,
   framing: Framing,
   options: ParseEnvelopeOptions,
   decoded?: DecodedValue,
+  registryValues = true,
 ): ParseEnvelopeResult {
-  return parseFramed(message, options, (m) => framing.frame(m, decoded));
+  return parseFramed(
+    message,
+    options,
+    (m) => {
+      if (registryValues && decoded === undefined) rejectUndecodedWireFormat(m.value);
+      return framing.frame(m, decoded);
+    },
+    framing.readKey,
+  );
 }

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
  * - `aggregate-version`: `v:<aggregateId>@<aggregateVersion>` when a version is present
  *   (collides even when a producer re-emits one change under a fresh event ID), else the
  *   event-ID identity;
- * - `event-id`: always `e:<eventId>`.
+ * - `event-id`: always the event's own identity, `e:<eventId>` (`e:<source>␟<eventId>` for
+ *   an event whose framing names its source: CloudEvents).
  * Never broker coordinates: a redelivery lands on another offset.
  */
 export type IdentityStrategy = 'aggregate-version' | 'event-id';
@@ -25,10 +26,13 @@ export function customIdentity(value: string): string {
   return `c:${value}`;
 }
 
+/** What a route's identity function sees of the event (besides its validated data). */
 export interface IdentityInput {
   eventId: string;
   aggregateId: string;
   aggregateVersion?: number;
+  /** Who emitted it, when the framing says (CloudEvents' `source`); else undefined. */
+  source?: string;
 }
 
 /**
@@ -40,9 +44,20 @@ export function versionIdentity(aggregateId: string, aggregateVersion: number): 
   return `v:${aggregateId}@${aggregateVersion}`;
 }
 
-/** The identity of an event by its ID: `e:<eventId>`. */
-export function eventIdentity(eventId: string): string {
-  return `e:${eventId}`;
+/**
+ * Joins a source and an event ID in an identity: U+001F (unit separator), a control character
+ * no checked ID or source may hold (event-fields.ts, checkId), so `e:<source>␟<id>` never
+ * equals another event's `e:<id>` nor another source's, whatever either holds.
+ */
+export const SOURCE_SEPARATOR = '\u001f';
+
+/**
+ * The identity of an event by its ID: `e:<eventId>`, or `e:<source>␟<eventId>` when its
+ * framing names the source the ID is unique in (CloudEvents: two services' event `1042` are
+ * two events).
+ */
+export function eventIdentity(eventId: string, source?: string): string {
+  return source === undefined ? `e:${eventId}` : `e:${source}${SOURCE_SEPARATOR}${eventId}`;
 }
 
 /** The dedup identity of one event under a route's strategy. */
@@ -50,7 +65,20 @@ export function deriveIdentity(event: IdentityInput, strategy: IdentityStrategy)
   if (strategy === 'aggregate-version' && event.aggregateVersion !== undefined) {
     return versionIdentity(event.aggregateId, event.aggregateVersion);
   }
-  return eventIdentity(event.eventId);
+  return eventIdentity(event.eventId, event.source);
+}
+
+/**
+ * The identity an event with a source had before its source was part of it (`e:<eventId>`),
+ * when that differs from its identity now: the ledger is asked for both, so a redelivery or a
+ * replay of an event first seen by an older bridge is still a duplicate (dedup.ts). Undefined
+ * for every other identity.
+ */
+export function formerIdentityOf(event: IdentityInput, identity: string): string | undefined {
+  if (event.source === undefined) return undefined;
+  return identity === eventIdentity(event.eventId, event.source)
+    ? eventIdentity(event.eventId)
+    : undefined;
 }
 
 /**
@@ -59,6 +87,14 @@ export function deriveIdentity(event: IdentityInput, strategy: IdentityStrategy)
  * and keeps common IDs (UUIDs, `order-123`) readable in the Temporal Web UI.
  */
 const SAFE_CHAR = /[A-Za-z0-9._:@+=,-]/;
+
+/**
+ * The same for the prefix, without `:`: the first `:` of a workflow ID ends its prefix, so a
+ * prefix holding one (the default prefix of a route whose event type is a URN or a URL,
+ * `urn:example:order-placed`) is encoded (`urn%3Aexample%3Aorder-placed`). A prefix without
+ * one reads as it always did.
+ */
+const SAFE_PREFIX_CHAR = /[A-Za-z0-9._@+=,-]/;
 
 /**
  * Longest workflow ID derived. Self-hosted Temporal's SQL schemas declare `workflow_id
@@ -70,10 +106,10 @@ export const MAX_WORKFLOW_ID_LENGTH = 255;
 /** Hex digits of the sha256 that ends a shortened workflow ID (128 bits). */
 const HASH_HEX = 32;
 
-function encodeIdPart(part: string): string {
+function encodeIdPart(part: string, safe: RegExp = SAFE_CHAR): string {
   let out = '';
   for (const ch of part) {
-    out += SAFE_CHAR.test(ch)
+    out += safe.test(ch)
       ? ch
       : Array.from(
           Buffer.from(ch, 'utf8'),
@@ -98,8 +134,8 @@ function cutEncoded(text: string, max: number): string {
 /**
  * The workflow ID of an event: `<prefix>:<identity>`, e.g. `OrderPlaced:v:order-123@1`. A
  * pure function of its inputs, so every redelivery and every bridge instance derives the same
- * ID and Temporal's REJECT_DUPLICATE does the deduplication. Injective: the prefix (a route
- * name) holds no `:`, the encoding is reversible, and `~` appears only in an ID longer than
+ * ID and Temporal's REJECT_DUPLICATE does the deduplication. Injective: the encoded prefix
+ * holds no `:` (SAFE_PREFIX_CHAR), the encoding is reversible, and `~` appears only in an ID longer than
  * MAX_WORKFLOW_ID_LENGTH, which keeps a readable head and ends with `~` and a sha256 of the
  * full ID. Throws on a lone surrogate (the envelope rejects those first): it has no UTF-8 form
  * and would encode like U+FFFD.
@@ -107,7 +143,7 @@ function cutEncoded(text: string, max: number): string {
 export function deriveWorkflowId(prefix: string, identity: string): string {
   if (!(identity as string & { isWellFormed(): boolean }).isWellFormed())
     throw new RangeError('a workflow ID cannot be derived from a lone surrogate');
-  const full = `${encodeIdPart(prefix)}:${encodeIdPart(identity)}`;
+  const full = `${encodeIdPart(prefix, SAFE_PREFIX_CHAR)}:${encodeIdPart(identity)}`;
   if (full.length <= MAX_WORKFLOW_ID_LENGTH) return full;
   const hash = createHash('sha256').update(full).digest('hex').slice(0, HASH_HEX);
   return `${cutEncoded(full, MAX_WORKFLOW_ID_LENGTH - HASH_HEX - 1)}~${hash}`;

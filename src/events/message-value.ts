@@ -39,9 +39,24 @@ export function wireFormatSchemaId(value: Buffer | null): number | undefined {
 }
 
 /**
+ * A value of a topic whose routes read the registry's wire format, in that format but not
+ * decoded (the decoder runs before translation when the bridge has a registry): the bridge has
+ * none, poison `unparseable` naming the setting. Nothing for any other value.
+ */
+export function rejectUndecodedWireFormat(value: Buffer | null): void {
+  const schemaId = wireFormatSchemaId(value);
+  if (schemaId !== undefined)
+    throw new PoisonError(
+      'unparseable',
+      `value is in the Schema Registry wire format (schema ID ${schemaId}) but the bridge has no registry: set ${SCHEMA_REGISTRY_SETTING}`,
+    );
+}
+
+/**
  * The value a framing reads: the registry's decoded object when there is one, else the value's
- * JSON (`contentType`, when the framing has one, must be JSON). A wire-format value that reached
- * here undecoded means the bridge has no registry: poison `unparseable` naming the setting.
+ * JSON (`contentType`, when the framing has one, must be JSON). A value in the wire format
+ * that was not decoded never gets here unless its routes say it is not in that format
+ * (`registry: false`): its zero byte is then just a byte, and it is not JSON.
  */
 export function readMessageValue(
   value: Buffer,
@@ -49,12 +64,6 @@ export function readMessageValue(
   contentType: string | undefined,
 ): unknown {
   if (decoded !== undefined) return decoded.value;
-  const schemaId = wireFormatSchemaId(value);
-  if (schemaId !== undefined)
-    throw new PoisonError(
-      'unparseable',
-      `value is in the Schema Registry wire format (schema ID ${schemaId}) but the bridge has no registry: set ${SCHEMA_REGISTRY_SETTING}`,
-    );
   if (contentType !== undefined && !isJsonContentType(contentType))
     throw new PoisonError(
       'unparseable',

@@ -28,6 +28,11 @@
  *   key is the aggregate ID; a different key breaks per-aggregate ordering).
  * - `start-rejected`: Temporal refused the start for a reason that retrying cannot fix (an
  *   invalid argument); decided by the consumer loop.
+ * - `schema-unknown`: the value is in the Schema Registry wire format and its schema ID stayed
+ *   unknown to a registry that answers for other schemas for BRIDGE_SCHEMA_UNKNOWN_AFTER
+ *   (raw Avro whose first byte is 0, a producer of another registry, random bytes); the DLQ
+ *   record carries `dlq-schema-id`, and `dlq replay` retries it once the schema is
+ *   registered. Decided by the consumer loop.
  * - `processing-failed`: a non-transient or unknown error on this message's path (its
  *   translation threw, a ledger statement refused its data, the DLQ refused its record...)
  *   after a small bounded number of tries; decided by the consumer loop.
@@ -45,6 +50,9 @@ export const POISON_REASONS = [
   'key-mismatch',
   // Temporal refused this start as invalid (INVALID_ARGUMENT); decided by the consumer loop.
   'start-rejected',
+  // The registry, which answers for other schemas, did not know the value's schema ID for
+  // BRIDGE_SCHEMA_UNKNOWN_AFTER; decided by the consumer loop.
+  'schema-unknown',
   // Handling this message failed with an error that is not a dependency outage (classified in
   // classify-error.ts: the message's fault, a bug, or unknown), a few times in a row; the
   // dlq-error header carries the real cause. Decided by the consumer loop.

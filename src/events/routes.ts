@@ -20,6 +20,8 @@ export interface Route {
   topics?: readonly string[];
   /** How its events are framed on those topics (framing.ts). Default: onceflow's envelope. */
   framing?: Framing;
+  /** `false`: its values are never in the Schema Registry wire format. Default: they may be. */
+  registry?: false;
   /** The Web UI's one-line static summary of validated data. Default: type, aggregate, version. */
   summarize?: (data: never) => string;
   /**
@@ -79,6 +81,23 @@ export function framingOf(table: RouteTable): Framing {
   return ENVELOPE_FRAMING;
 }
 
+/**
+ * Whether a topic's table (routesOfTopic) reads values in the Schema Registry wire format:
+ * unless its routes say `registry: false` (checkTopicFramings makes them agree).
+ */
+export function readsRegistryValues(table: RouteTable): boolean {
+  for (const route of table.values()) return route.registry !== false;
+  return true;
+}
+
+/** How a route reads a topic's messages, for comparing and naming: framing and registry. */
+function readingOf(route: Route): { key: string; name: string } {
+  const framing = route.framing ?? ENVELOPE_FRAMING;
+  return route.registry === false
+    ? { key: `${framing.key}|no-registry`, name: `${framing.name} (registry: false)` }
+    : { key: framing.key, name: framing.name };
+}
+
 /** Two routes that read one topic with different framings: which applies would be a guess. */
 export class FramingConflictError extends Error {
   override readonly name = 'FramingConflictError';
@@ -95,8 +114,9 @@ export class FramingConflictError extends Error {
 }
 
 /**
- * Every topic's routes share one framing, so a message is read one way before its event type
- * is known. Throws FramingConflictError naming the topic and the routes otherwise.
+ * Every topic's routes share one framing (and agree on `registry`), so a message is read one
+ * way before its event type is known. Throws FramingConflictError naming the topic and the
+ * routes otherwise.
  */
 export function checkTopicFramings(
   table: RouteTable,
@@ -105,11 +125,11 @@ export function checkTopicFramings(
 ): void {
   for (const topic of topics) {
     const routes = [...routesOfTopic(table, topic, general).values()];
-    const keys = new Set(routes.map((r) => (r.framing ?? ENVELOPE_FRAMING).key));
+    const keys = new Set(routes.map((r) => readingOf(r).key));
     if (keys.size > 1)
       throw new FramingConflictError(
         topic,
-        Object.fromEntries(routes.map((r) => [r.eventType, (r.framing ?? ENVELOPE_FRAMING).name])),
+        Object.fromEntries(routes.map((r) => [r.eventType, readingOf(r).name])),
       );
   }
 }

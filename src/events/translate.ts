@@ -2,8 +2,14 @@ import { type ParseEnvelopeOptions, type PoisonReason, type RawMessage } from '.
 import { frameMessage } from './framing';
 import type { DecodedValue } from './message-value';
 import { validateData } from './data-schema';
-import { customIdentity, deriveIdentity, deriveWorkflowId, fingerprint } from './identity';
-import { framingOf, type RouteTable } from './routes';
+import {
+  customIdentity,
+  deriveIdentity,
+  deriveWorkflowId,
+  fingerprint,
+  formerIdentityOf,
+} from './identity';
+import { framingOf, readsRegistryValues, type RouteTable } from './routes';
 import {
   boundKeyword,
   markdownCodeWithin,
@@ -38,6 +44,8 @@ export interface StartMemo {
   eventType: string;
   aggregateId: string;
   aggregateVersion?: number;
+  /** Who emitted the event, when its framing says (CloudEvents' `source`). */
+  eventSource?: string;
   /** sha256 of the canonical JSON of `data`; compared on an already-started error. */
   fingerprint: string;
 }
@@ -46,6 +54,12 @@ export interface StartMemo {
 export interface StartCommand {
   kind: 'start';
   identity: string;
+  /**
+   * The identity this event had before its source joined it (identity.ts, formerIdentityOf):
+   * the ledger is asked for it too, so an event first seen by an older bridge stays a
+   * duplicate. Undefined for most events.
+   */
+  formerIdentity?: string;
   workflowId: string;
   workflowType: string;
   eventType: string;
@@ -103,7 +117,13 @@ function doTranslate(
   options: TranslateOptions,
   decoded: DecodedValue | undefined,
 ): Translation {
-  const parsed = frameMessage(message, framingOf(routes), options, decoded);
+  const parsed = frameMessage(
+    message,
+    framingOf(routes),
+    options,
+    decoded,
+    readsRegistryValues(routes),
+  );
   if (!parsed.ok) return { kind: 'poison', reason: parsed.reason, error: parsed.error };
   const envelope = parsed.envelope;
 
@@ -159,6 +179,7 @@ function doTranslate(
   } else {
     identity = deriveIdentity(envelope, route.identity);
   }
+  const formerIdentity = formerIdentityOf(envelope, identity);
   const workflowId = deriveWorkflowId(route.workflowIdPrefix, identity);
   const version = envelope.aggregateVersion;
   const entityId = route.entityId
@@ -168,6 +189,7 @@ function doTranslate(
   return {
     kind: 'start',
     identity,
+    ...(formerIdentity !== undefined ? { formerIdentity } : {}),
     workflowId,
     workflowType: route.workflowType,
     eventType: envelope.eventType,
@@ -190,6 +212,7 @@ function doTranslate(
       eventType: envelope.eventType,
       aggregateId: envelope.aggregateId,
       ...(version !== undefined ? { aggregateVersion: version } : {}),
+      ...(envelope.source !== undefined ? { eventSource: envelope.source } : {}),
       fingerprint: print,
     },
     summary: truncateText(

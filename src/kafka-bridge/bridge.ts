@@ -1,15 +1,15 @@
 import type { Client } from '@temporalio/client';
-import { CompressionTypes, Partitioners, type Consumer, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, type Consumer, type Kafka } from 'kafkajs';
 import type pg from 'pg';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
 import { connectWhileUnavailable } from './connect-kafka';
-import { classifyError } from './classify-error';
-import { OPERATOR_FAULTS } from './error-codes';
-import { adviseFault, type FaultContext } from './fault-advice';
+import { createBridgeConsumer, createDlqProducer } from './bridge-clients';
+import type { FaultContext } from './fault-advice';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
+import { DetachedBatches } from './detached-batches';
 import { handleBatch } from './partition-batch';
 import { LedgerWriteQueue } from './ledger-write-queue';
 import { PartitionCommits } from './partition-commits';
@@ -17,6 +17,10 @@ import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
 import { checkTopicFramings, routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
 import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
+import { createRegistryProbe } from '../kafka/registry-probe';
+import { DAY_MS, prepareDlqTopics } from '../kafka/dlq-topics';
+import { SCHEMA_REGISTRY_SETTING } from '../events/message-value';
+import { SchemaMisses } from './schema-misses';
 import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
@@ -89,66 +93,38 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const registry =
     options.registry ??
     (config.schemaRegistry ? createRegistryDecoder(config.schemaRegistry) : undefined);
+  // A schema ID the registry does not know is the message's once the registry has shown it
+  // answers, after BRIDGE_SCHEMA_UNKNOWN_AFTER (schema-misses.ts).
+  const schemaMisses = registry
+    ? new SchemaMisses({
+        afterMs: config.bridge.schemaUnknownAfterMs,
+        probe: config.schemaRegistry
+          ? createRegistryProbe(config.schemaRegistry)
+          : () => Promise.reject(new Error(`${SCHEMA_REGISTRY_SETTING} is not set`)),
+      })
+    : undefined;
   const metrics = options.metrics ?? createBridgeMetrics();
   const ledger = createLedgerStore(options.pool, { schema: options.ledgerSchema });
   // Every partition's ledger rows share INSERTs: how many go in one follows the bridge's
   // whole start rate, so a busy bridge makes few commits in Postgres and few round trips.
   const ledgerQueue = new LedgerWriteQueue(ledger);
-  // Idempotent producer: a retried DLQ write after a lost ack is not written twice.
-  // The DLQ keeps the source key, so the default (murmur2, Java-compatible) partitioner puts one
-  // order's poison in one DLQ partition.
-  const producer: Producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    // A missing DLQ topic is an operator's to create (npm run setup): one the broker created
-    // on first write would have the broker's defaults, not the DLQ's retention and size. The
-    // write then fails as topic-missing and the partition stalls until it exists.
-    allowAutoTopicCreation: false,
-  });
+  const producer = createDlqProducer(kafka);
   const faultContext: FaultContext = {
     ledgerSchema: ledger.schema,
     databaseRole: databaseRoleOf(options.pool),
     temporalNamespace: options.client.options.namespace,
     ...(registry ? { registryUrl: registry.url } : {}),
   };
-  const consumer = kafka.consumer({
+  const consumer = createBridgeConsumer(kafka, {
     groupId: options.groupId ?? config.kafka.groupId,
-    sessionTimeout: config.bridge.sessionTimeoutMs,
-    // Several heartbeats fit in one session, so one late heartbeat does not cost the partitions.
-    heartbeatInterval: Math.min(3_000, Math.floor(config.bridge.sessionTimeoutMs / 10)),
-    // One partition's batch is at most this much; bounds memory and time per commit.
-    maxBytesPerPartition: 1024 * 1024,
-    // read_committed (KafkaJS's default, stated because it matters): a record of an aborted
-    // transaction must never start anything, and one of an open transaction only once it
-    // commits. kafka-fetch-patch.ts makes KafkaJS's filtering exact.
-    readUncommitted: false,
-    // KafkaJS restarts the consumer only after retriable errors by default; a broker that is
-    // down longer than its retries would leave the bridge idle. Always restart: offsets are
-    // only committed for handled messages, so a restart loses and repeats nothing harmful.
-    retry: {
-      restartOnFailure: async (err) => {
-        metrics.consumerRestarts.inc();
-        const classification = classifyError(err);
-        const fault = classification.fault;
-        if (classification.kind === 'transient' && fault) {
-          // The consumer's own Kafka refuses it (an ACL on the source topic or the group,
-          // credentials): the partitions stall while it restarts; say so, and what to fix.
-          metrics.transientRetries.inc({ dependency: 'kafka', fault });
-          if (OPERATOR_FAULTS.has(fault)) {
-            log.error(
-              { err: err.message, dependency: 'kafka', fault, code: classification.code },
-              adviseFault({ dependency: 'kafka', err, classification, context: faultContext }),
-            );
-            return true;
-          }
-        }
-        log.warn({ err: err.message }, 'consumer failed; restarting');
-        return true;
-      },
-    },
+    sessionTimeoutMs: config.bridge.sessionTimeoutMs,
+    metrics,
+    log,
+    faultContext,
   });
   let stopping = false;
+  // A batch that waits on its environment pauses its partition and goes on in the background.
+  const detached = new DetachedBatches(consumer, metrics.pauses, log);
   const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
   // Which partitions are ours, per generation: a batch stuck retrying an outage stops at once
   // when a rebalance takes its partition away, and never commits or dead-letters for it.
@@ -200,6 +176,19 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     stopped: () => stopping,
   };
   await connectWhileUnavailable(() => producer.connect(), { ...connectOptions, what: 'producer' });
+  // Every route topic's DLQ topic exists before a poison message needs it (BRIDGE_DLQ_TOPICS):
+  // created now, or the bridge does not start (Kafka answers: the producer just connected).
+  try {
+    await prepareDlqTopics(kafka, topics, {
+      mode: config.bridge.dlqTopics,
+      replicationFactor: config.bridge.dlqReplicationFactor,
+      retentionMs: config.bridge.dlqRetentionDays * DAY_MS,
+      log,
+    });
+  } catch (err) {
+    await producer.disconnect();
+    throw err;
+  }
   await connectWhileUnavailable(() => consumer.connect(), { ...connectOptions, what: 'consumer' });
   for (const topic of topics) {
     await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
@@ -216,56 +205,69 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: config.bridge.partitionsConcurrency,
     eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning }) => {
+      if (stopping) {
+        // Batches still running detached finish before the consumer disconnects; fetching
+        // this partition again meanwhile would only spin.
+        consumer.pause([{ topic: batch.topic, partitions: [batch.partition] }]);
+        return;
+      }
       const lease = ownership.lease(batch.topic, batch.partition);
-      await handleBatch(
-        batch,
-        {
-          routes: routesFor(batch.topic),
-          translateOptions: {
-            maxBytes: config.bridge.maxMessageBytes,
-            customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
+      await detached.run(batch.topic, batch.partition, (onWait) =>
+        handleBatch(
+          batch,
+          {
+            routes: routesFor(batch.topic),
+            translateOptions: {
+              maxBytes: config.bridge.maxMessageBytes,
+              customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
+            },
+            ...(registry ? { registry, schemaMisses } : {}),
+            ledger,
+            ledgerQueue,
+            start: (cmd, source, signal) =>
+              options.client.withAbortSignal(signal, () =>
+                startOrDeduplicate(options.client, taskQueue, cmd, source, {
+                  traceUrl: config.tracing.traceUrl,
+                }),
+              ),
+            sendToDlq: async (record) => {
+              await producer.send({
+                topic: record.topic,
+                acks: -1,
+                // gzip: readable by every Kafka client, stock KafkaJS included.
+                compression: CompressionTypes.GZIP,
+                messages: [record.message],
+              });
+            },
+            metrics,
+            log,
+            concurrency: config.bridge.startConcurrency,
+            backoff: options.backoff,
+            maxAttempts: options.maxAttempts,
+            faultContext,
+            now: () => new Date(),
           },
-          ...(registry ? { registry } : {}),
-          ledger,
-          ledgerQueue,
-          start: (cmd, source, signal) =>
-            options.client.withAbortSignal(signal, () =>
-              startOrDeduplicate(options.client, taskQueue, cmd, source, {
-                traceUrl: config.tracing.traceUrl,
-              }),
-            ),
-          sendToDlq: async (record) => {
-            await producer.send({
-              topic: record.topic,
-              acks: -1,
-              // gzip: readable by every Kafka client, stock KafkaJS included.
-              compression: CompressionTypes.GZIP,
-              messages: [record.message],
-            });
+          {
+            shouldContinue: () => !stopping && isRunning() && lease.valid(),
+            ownsPartition: () => lease.valid(),
+            heartbeat: () => heartbeat().catch(noticeLoss),
+            onWait,
+            // Only while the partition is ours: a detached batch may outlive its generation,
+            // and KafkaJS's offsets then belong to the next one.
+            resolveOffset: (offset) => {
+              if (lease.valid()) resolveOffset(offset);
+            },
+            commit: async (offset) => {
+              await commits.commit(batch.topic, batch.partition, offset, () =>
+                commitOffsetsIfNecessary({
+                  topics: [
+                    { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
+                  ],
+                }).catch(noticeLoss),
+              );
+            },
           },
-          metrics,
-          log,
-          concurrency: config.bridge.startConcurrency,
-          backoff: options.backoff,
-          maxAttempts: options.maxAttempts,
-          faultContext,
-          now: () => new Date(),
-        },
-        {
-          shouldContinue: () => !stopping && isRunning() && lease.valid(),
-          ownsPartition: () => lease.valid(),
-          heartbeat: () => heartbeat().catch(noticeLoss),
-          resolveOffset,
-          commit: async (offset) => {
-            await commits.commit(batch.topic, batch.partition, offset, () =>
-              commitOffsetsIfNecessary({
-                topics: [
-                  { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
-                ],
-              }).catch(noticeLoss),
-            );
-          },
-        },
+        ),
       );
     },
   });
@@ -277,8 +279,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     async stop() {
       stopping = true;
       try {
-        // Waits for the running eachBatch calls; they stop taking new messages, finish the
-        // starts in flight and commit the handled prefix.
+        // The batches running detached and then the running eachBatch calls stop taking new
+        // messages, finish the starts in flight and commit the handled prefix.
+        await detached.drain();
         await consumer.disconnect();
       } finally {
         await producer.disconnect();

@@ -144,6 +144,9 @@ function classifyOne(err: unknown): Verdict | null {
   if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code))
     return environment('network', code, 'unavailable');
   if (name === 'SchemaRegistryError') return classifyRegistry(err);
+  // A 404 for one ID while the registry answers for others (schema-misses.ts): a wait that
+  // ends by itself, not an operator's fault.
+  if (name === 'SchemaPendingError') return environment('registry', '404', 'schema-pending');
   if (typeof name === 'string') {
     const kafka = classifyKafka(err, name);
     if (kafka) return kafka;

@@ -1,11 +1,10 @@
 import { RetryAbortedError, type RetryOptions } from './backoff';
 import { describeError, type ErrorClassification } from './classify-error';
-import { OPERATOR_FAULTS } from './error-codes';
+import { OPERATOR_FAULTS, type Dependency } from './error-codes';
 import { adviseFault } from './fault-advice';
 import type { StepContext, StepControls } from './step-context';
 
-/** The dependency a failed call belongs to (the `dependency` label of the retry metrics). */
-export type Dependency = 'temporal' | 'postgres' | 'dlq' | 'registry';
+export type { Dependency } from './error-codes';
 
 /** A failed call of one dependency; the original error is the cause (classified from it). */
 export class DependencyCallError extends Error {
@@ -24,6 +23,15 @@ export class DependencyCallError extends Error {
 const KEEPALIVE_MS = 250;
 
 /**
+ * How long a call may be in flight before its partition counts as waiting on the dependency
+ * (StepControls.onWait), though it has not failed yet: a healthy start, statement, DLQ write
+ * or registry lookup takes milliseconds to a few hundred; one that hangs (a stopped server,
+ * Temporal's client retrying UNAVAILABLE inside one call for ~20 s) would otherwise hold the
+ * partition's batch, and with it the consumer's fetches, until it fails.
+ */
+export const SLOW_CALL_MS = 1500;
+
+/**
  * How long a call may still finish after its partition was lost before it is abandoned: a
  * healthy start or statement takes milliseconds and its result is worth keeping (it records
  * the start, so the new owner finds it in the ledger); a call hung on an outage is not worth
@@ -40,18 +48,26 @@ export const ABANDON_GRACE_MS = 2000;
  * if any, is ignored and the new owner deduplicates whatever it did. Abandoning also aborts
  * `signal`, so a call that honours it (the Temporal client's `withAbortSignal`) stops its own
  * internal retries instead of running on, unobserved, into a connection closed at shutdown.
+ * A call still in flight after {@link SLOW_CALL_MS} reports its partition waiting
+ * (`controls.onWait`), so the bridge pauses the partition instead of holding its consumer.
  */
 export async function callDependency<T>(
   dependency: Dependency,
   fn: (signal: AbortSignal) => Promise<T>,
-  controls: Pick<StepControls, 'heartbeat' | 'ownsPartition'>,
+  controls: Pick<StepControls, 'heartbeat' | 'ownsPartition' | 'onWait'>,
   target?: string,
 ): Promise<T> {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let lostAt: number | undefined;
+  const startedAt = Date.now();
+  let slow = false;
   const lost = new Promise<never>((_, reject) => {
     timer = setInterval(() => {
+      if (!slow && Date.now() - startedAt >= SLOW_CALL_MS) {
+        slow = true;
+        controls.onWait?.({ dependency, fault: 'slow' });
+      }
       if (!controls.ownsPartition()) {
         lostAt ??= Date.now();
         if (Date.now() - lostAt >= ABANDON_GRACE_MS)
@@ -119,6 +135,7 @@ export function retryOptions(ctx: StepContext, what: string, maxAttempts?: numbe
       }
       const fault = classification.fault ?? 'unavailable';
       deps.metrics.transientRetries.inc({ dependency, fault });
+      if (call) controls.onWait?.({ dependency: call.dependency, fault });
       if (call && OPERATOR_FAULTS.has(fault)) {
         // The environment is wrong, not the message: say what to fix (fault-advice.ts).
         ctx.log.error(
@@ -130,6 +147,11 @@ export function retryOptions(ctx: StepContext, what: string, maxAttempts?: numbe
             context: deps.faultContext,
             target: call.target,
           }),
+        );
+      } else if (fault === 'schema-pending') {
+        ctx.log.warn(
+          fields,
+          "schema ID unknown to the registry; waiting before it is the message's",
         );
       } else {
         ctx.log.warn(fields, 'dependency unavailable, retrying');

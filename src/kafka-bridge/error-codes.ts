@@ -7,6 +7,9 @@
  * code, its DLQ topic from the source topic's name.
  */
 
+/** The dependency a failed call on a message's path belongs to (the `dependency` label). */
+export type Dependency = 'temporal' | 'postgres' | 'dlq' | 'registry';
+
 /**
  * What an operator (or time) must fix before the bridge can go on; the label `fault` of
  * `onceflow_bridge_transient_retries_total` and the key of the fix the log line names
@@ -25,8 +28,12 @@
  * - `namespace-missing`: the Temporal namespace does not exist.
  * - `search-attributes-missing`: the namespace lacks a search attribute the bridge sets.
  * - `topic-missing`: the Kafka topic (the DLQ topic) does not exist.
- * - `schema-unknown`: the Schema Registry answers but does not know a value's schema ID (the
- *   producer wrote through another registry, or the schema was deleted).
+ * - `schema-pending`: the Schema Registry answers for other schemas but not (yet) for a
+ *   value's schema ID; heals by itself: the ID arrives, or after BRIDGE_SCHEMA_UNKNOWN_AFTER
+ *   the value is dead-lettered `schema-unknown` (schema-misses.ts).
+ * - `schema-unknown`: the Schema Registry does not know a value's schema ID and has not shown
+ *   that it answers at all (no other schema decoded lately, no subjects listing): most likely
+ *   SCHEMA_REGISTRY_URL does not point at the producers' registry.
  */
 export const ENVIRONMENT_FAULTS = [
   'unavailable',
@@ -40,6 +47,7 @@ export const ENVIRONMENT_FAULTS = [
   'namespace-missing',
   'search-attributes-missing',
   'topic-missing',
+  'schema-pending',
   'schema-unknown',
 ] as const;
 export type EnvironmentFault = (typeof ENVIRONMENT_FAULTS)[number];
@@ -76,8 +84,8 @@ export const KAFKA_MESSAGE_FAULT_TYPES: ReadonlySet<string> = new Set([
 /**
  * Kafka protocol error types that are the environment's although KafkaJS marks some
  * non-retriable: "we may not" (authorization and authentication: an operator fixes them), a
- * missing topic (the bridge never creates one: a DLQ topic the broker auto-created would lack
- * the DLQ's retention and size), and the idempotent producer's own state after a broker
+ * missing topic (a DLQ write never creates one: a DLQ topic the broker auto-created would lack
+ * the DLQ's retention and size; the bridge creates missing DLQ topics only at start), and the idempotent producer's own state after a broker
  * restart or failover (sequence numbers, producer IDs): never the record.
  */
 export const KAFKA_ENVIRONMENT_TYPES: ReadonlyMap<string, EnvironmentFault> = new Map([

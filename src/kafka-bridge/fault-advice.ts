@@ -91,7 +91,7 @@ function kafkaFix(fault: EnvironmentFault, topic: string | undefined): string {
   const what = topic ?? 'the topic';
   switch (fault) {
     case 'topic-missing':
-      return `Create ${what} (npm run setup creates each <topic>.dlq with the DLQ's retention and size limits; the bridge does not auto-create it).`;
+      return `Create ${what} (npx onceflow setup creates each <topic>.dlq with its source's partitions and the DLQ's retention and size limits, and so does a bridge starting with BRIDGE_DLQ_TOPICS=create; a DLQ write never auto-creates it).`;
     case 'permission':
       return `Kafka denies the bridge's principal: grant it WRITE and DESCRIBE on ${what} (DLQ) or READ on the source topics and its consumer group (ACLs).`;
     case 'authentication':
@@ -104,7 +104,7 @@ function kafkaFix(fault: EnvironmentFault, topic: string | undefined): string {
 function registryFix(fault: EnvironmentFault, url: string): string {
   switch (fault) {
     case 'schema-unknown':
-      return `The registry at ${url} does not know this schema ID: the producer wrote through another registry (point SCHEMA_REGISTRY_URL at the producers' registry) or the schema was deleted (restore it under the same ID).`;
+      return `The registry at ${url} does not know this schema ID and has not shown that it answers at all (no other schema decoded lately, and listing its subjects failed): point SCHEMA_REGISTRY_URL at the producers' registry's Confluent-compatible API (Apicurio: /apis/ccompat/v7). Once it answers, a value whose ID it still does not know goes to the DLQ as schema-unknown after BRIDGE_SCHEMA_UNKNOWN_AFTER.`;
     case 'authentication':
       return "The registry refused the bridge's credentials: check SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD, or SCHEMA_REGISTRY_BEARER_TOKEN.";
     case 'permission':

@@ -7,6 +7,11 @@ export type BatchLedger = Pick<
   'findKnown' | 'highestVersions' | 'recordStarted' | 'recordAllStarted'
 >;
 
+/** The ledger keys a start command is looked up by: its identity, and its former one. */
+function identitiesOf(cmd: StartCommand): string[] {
+  return cmd.formerIdentity === undefined ? [cmd.identity] : [cmd.identity, cmd.formerIdentity];
+}
+
 /** What the ledger says about one start command. */
 export interface LedgerFacts {
   known: KnownEvent | undefined;
@@ -31,7 +36,7 @@ export class LedgerView {
   /** The batch lookup: one query for identities, one for aggregate versions. */
   async prefetch(starts: readonly StartCommand[]): Promise<void> {
     const [known, highest] = await Promise.all([
-      this.ledger.findKnown([...new Set(starts.map((s) => s.identity))]),
+      this.ledger.findKnown([...new Set(starts.flatMap(identitiesOf))]),
       this.ledger.highestVersions([
         ...new Set(
           starts.filter((s) => s.aggregateVersion !== undefined).map((s) => s.aggregateId),
@@ -55,13 +60,15 @@ export class LedgerView {
   async lookup(cmd: StartCommand): Promise<LedgerFacts> {
     if (!this.prefetched) {
       const [known, highest] = await Promise.all([
-        this.ledger.findKnown([cmd.identity]),
+        this.ledger.findKnown(identitiesOf(cmd)),
         cmd.aggregateVersion !== undefined
           ? this.ledger.highestVersions([cmd.aggregateId])
           : new Map<string, number>(),
       ]);
-      const row = known.get(cmd.identity);
-      if (row && !this.known.has(cmd.identity)) this.known.set(cmd.identity, row);
+      for (const identity of identitiesOf(cmd)) {
+        const row = known.get(identity);
+        if (row && !this.known.has(identity)) this.known.set(identity, row);
+      }
       const h = highest.get(cmd.aggregateId);
       if (h !== undefined) this.raise(cmd.aggregateId, h);
     }
@@ -70,9 +77,24 @@ export class LedgerView {
 
   private factsOf(cmd: StartCommand): LedgerFacts {
     return {
-      known: this.known.get(cmd.identity),
+      known: this.known.get(cmd.identity) ?? this.knownAsBefore(cmd),
       highest: cmd.aggregateVersion !== undefined ? this.highest.get(cmd.aggregateId) : undefined,
     };
+  }
+
+  /**
+   * The row of the event under its former identity (identity.ts, formerIdentityOf), when it
+   * is this very event: the same type and data, first seen by a bridge that keyed it without
+   * its source. A row of another type or other data is not taken for it: under the former key
+   * it may be another source's event, which is a new event now (its run's claim still guards
+   * the entity: docs/bridge.md, "CloudEvents identity").
+   */
+  private knownAsBefore(cmd: StartCommand): KnownEvent | undefined {
+    if (cmd.formerIdentity === undefined) return undefined;
+    const row = this.known.get(cmd.formerIdentity);
+    return row && row.eventType === cmd.eventType && row.fingerprint === cmd.fingerprint
+      ? row
+      : undefined;
   }
 
   /** Records a start (or a Temporal-side duplicate) made by this batch. */

@@ -1,9 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PartitionPauses } from './partition-pauses';
 import { PartitionProgress } from './partition-progress';
 
 /** The bridge's Prometheus metrics (docs/architecture.md, "Bridge behaviour"). */
-export function createBridgeMetrics(progress: PartitionProgress = new PartitionProgress()) {
+export function createBridgeMetrics(
+  progress: PartitionProgress = new PartitionProgress(),
+  pauses: PartitionPauses = new PartitionPauses(),
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'onceflow_bridge_' });
   const labels = ['topic'] as const;
@@ -86,6 +90,26 @@ export function createBridgeMetrics(progress: PartitionProgress = new PartitionP
       },
     }),
     progress,
+    pauses,
+    partitionPaused: new Gauge({
+      name: 'onceflow_bridge_partition_paused',
+      help: 'Partitions paused because their batch waits on its environment (1 each): the dependency and its fault (slow: a call in flight for over 1.5 s that has not failed yet); the bridge reads its other partitions meanwhile',
+      labelNames: ['topic', 'partition', 'dependency', 'fault'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const p of pauses.list())
+          this.set(
+            {
+              topic: p.topic,
+              partition: String(p.partition),
+              dependency: p.dependency,
+              fault: p.fault,
+            },
+            1,
+          );
+      },
+    }),
     partitionStalled: new Gauge({
       name: 'onceflow_bridge_partition_stalled_seconds',
       help: 'Seconds since the partition committed offset last advanced while messages wait (0 when caught up)',

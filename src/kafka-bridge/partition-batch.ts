@@ -14,10 +14,16 @@ import {
 } from './message-step';
 import { OffsetTracker } from './offset-tracker';
 import { readableEndOf } from '../kafka/kafka-fetch-patch';
-import type { RouteTable } from '../events/routes';
-import type { StartCommand, TranslateOptions, Translation } from '../events/translate';
+import { framingOf, readsRegistryValues, type RouteTable } from '../events/routes';
+import type {
+  PoisonCommand,
+  StartCommand,
+  TranslateOptions,
+  Translation,
+} from '../events/translate';
 import { runLimited } from '../util/run-limited';
-import { decodeValues } from './value-decoding';
+import { decodeValues, type ValueDecoding } from './value-decoding';
+import type { SchemaMisses } from './schema-misses';
 import { wireFormatSchemaId } from '../events/message-value';
 import type { RegistryDecoder } from '../kafka/registry-decoder';
 import { withRecordSpan } from '../tracing/kafka-record';
@@ -28,6 +34,11 @@ export interface BatchDeps extends StepDeps {
   translateOptions: TranslateOptions;
   /** Decodes values in the Schema Registry wire format. Default: none (they are poison). */
   registry?: RegistryDecoder;
+  /**
+   * Judges schema IDs the registry does not know (schema-misses.ts). Default: none (such a
+   * value waits for as long as it takes, as any registry fault).
+   */
+  schemaMisses?: SchemaMisses;
   /** Different groups (keys or aggregates) of one batch handled at once, at most. */
   concurrency: number;
   /**
@@ -106,20 +117,46 @@ export async function handleBatch(
     view: new LedgerView(deps.ledger),
     log,
   };
-  const decodings = deps.registry
-    ? await decodeValues(batch.messages, deps.registry, ctx, deps.translateOptions.maxBytes)
-    : [];
+  // A topic whose routes say `registry: false` never asks the registry: a zero byte is a byte.
+  const registryValues = readsRegistryValues(deps.routes);
+  const decodings =
+    deps.registry && registryValues
+      ? await decodeValues(
+          batch.messages,
+          deps.registry,
+          ctx,
+          deps.translateOptions.maxBytes,
+          deps.schemaMisses,
+        )
+      : [];
   if (decodings === undefined) return; // stopped while the registry was failing: nothing handled
+  // Kafka Connect's registry key converters write keys in the wire format too (a framing that
+  // reads Connect's keys: Debezium's outbox).
+  const keyDecodings =
+    deps.registry && registryValues && framingOf(deps.routes).readKey
+      ? await decodeValues(
+          batch.messages,
+          deps.registry,
+          ctx,
+          deps.translateOptions.maxBytes,
+          deps.schemaMisses,
+          'key',
+        )
+      : [];
+  if (keyDecodings === undefined) return;
   const items: BatchItem[] = batch.messages.map((message, index) => {
     const decoding = decodings[index];
-    const schemaId = wireFormatSchemaId(message.value);
+    const keyed = withDecodedKey(message, keyDecodings[index]);
+    const schemaId = registryValues ? wireFormatSchemaId(message.value) : undefined;
     return {
       message,
       index,
       translation:
         decoding && 'poison' in decoding
           ? decoding.poison
-          : translateSafely(message, deps.routes, deps.translateOptions, decoding?.decoded),
+          : 'poison' in keyed
+            ? keyed.poison
+            : translateSafely(keyed.message, deps.routes, deps.translateOptions, decoding?.decoded),
       ...(schemaId !== undefined ? { schemaId } : {}),
     };
   });
@@ -189,6 +226,28 @@ export async function handleBatch(
       deps.metrics.progress.noteCommitted(topic, partition, next);
     }
   }
+}
+
+/**
+ * The message as the translation reads it: its key as text when the registry decoded it (a
+ * string, or a whole number as its digits), else as it is. The DLQ record keeps the original.
+ */
+function withDecodedKey(
+  message: KafkaMessage,
+  decoding: ValueDecoding | undefined,
+): { message: KafkaMessage } | { poison: PoisonCommand } {
+  if (decoding === undefined) return { message };
+  if ('poison' in decoding) return { poison: decoding.poison };
+  const key = decoding.decoded.value;
+  if (typeof key === 'string' || (typeof key === 'number' && Number.isSafeInteger(key)))
+    return { message: { ...message, key: Buffer.from(String(key), 'utf8') } };
+  return {
+    poison: {
+      kind: 'poison',
+      reason: 'validation-failed',
+      error: `key: the registry decoded a ${key === null ? 'null' : typeof key}, not the aggregate ID`,
+    },
+  };
 }
 
 /**

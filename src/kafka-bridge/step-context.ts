@@ -8,6 +8,7 @@ import type { BackoffOptions } from './backoff';
 import type { DlqRecord } from '../events/dlq-message';
 import type { LedgerView, BatchLedger } from './ledger-view';
 import type { FaultContext } from './fault-advice';
+import type { PartitionWait } from './partition-pauses';
 import type { BridgeMetrics } from './metrics';
 import type { PoisonReason } from '../events/poison';
 import type { StartCommand, Translation } from '../events/translate';
@@ -43,6 +44,13 @@ export interface StepControls {
    */
   ownsPartition: () => boolean;
   heartbeat: () => Promise<void>;
+  /**
+   * The batch waits on its environment: a call failed with an environment fault and is
+   * retried, or has been in flight longer than SLOW_CALL_MS (dependency-call.ts). The bridge
+   * pauses the partition and lets the batch go on without holding the consumer's fetches of
+   * its other partitions (bridge.ts). Default: nothing.
+   */
+  onWait?: (wait: PartitionWait) => void;
 }
 
 /** One message of the batch, translated. */

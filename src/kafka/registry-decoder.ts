@@ -31,10 +31,17 @@ export interface RegistryDecoder {
   readonly url: string;
   /**
    * Decodes one value of `topic` that names a registry schema (registryFramingOf is defined
-   * for it and `headers`, the message's). Throws SchemaRegistryError when the registry cannot
-   * be asked or will not answer: the environment's fault, never the message's.
+   * for it and `headers`, the message's). `part` `key` decodes a record key instead (the wire
+   * format only; subject `<topic>-key`, as Kafka Connect's registry key converters write it).
+   * Throws SchemaRegistryError when the registry cannot be asked or will not answer: the
+   * environment's fault, never the message's.
    */
-  decode(topic: string, value: Buffer, headers?: IHeaders): Promise<RegistryDecoding>;
+  decode(
+    topic: string,
+    value: Buffer,
+    headers?: IHeaders,
+    part?: 'key' | 'value',
+  ): Promise<RegistryDecoding>;
 }
 
 /**
@@ -96,8 +103,8 @@ export function createRegistryDecoder(
   let loaded: RegistryDecoder | undefined;
   return {
     url: config.url,
-    decode: (topic, value, headers) =>
-      (loaded ??= loadDecoder(config, options)).decode(topic, value, headers),
+    decode: (topic, value, headers, part) =>
+      (loaded ??= loadDecoder(config, options)).decode(topic, value, headers, part),
   };
 }
 
@@ -114,12 +121,16 @@ function loadDecoder(
     new SchemaRegistryError(config.url, schemaId, (err as { status?: number })?.status, err);
 
   /** The compiled schema of `schemaId`, or why it does not compile (cached for a while). */
-  const schemaOf = async (topic: string, schemaId: number): Promise<CacheEntry> => {
+  const schemaOf = async (
+    topic: string,
+    schemaId: number,
+    part: 'key' | 'value',
+  ): Promise<CacheEntry> => {
     const cached = schemas.get(schemaId);
     if (cached && ('schema' in cached || cached.until > now())) return cached;
     let format: SchemaFormat = 'AVRO';
     try {
-      const info = await client.getBySubjectAndId(`${topic}-value`, schemaId);
+      const info = await client.getBySubjectAndId(`${topic}-${part}`, schemaId);
       format = formatOf(info);
       const entry = { schema: await compile(info) };
       schemas.set(schemaId, entry);
@@ -139,12 +150,13 @@ function loadDecoder(
 
   return {
     url: config.url,
-    async decode(topic, value, headers) {
-      const framing = registryFramingOf(value, headers);
+    async decode(topic, value, headers, part = 'value') {
+      // A key names its schema in the wire format only (Apicurio's headers are the value's).
+      const framing = registryFramingOf(value, part === 'value' ? headers : undefined);
       if (framing === undefined) throw new RangeError('the value names no registry schema');
       if ('unreadable' in framing) return { ok: false, ...framing.unreadable };
       const { schemaId } = framing;
-      const entry = await schemaOf(topic, schemaId);
+      const entry = await schemaOf(topic, schemaId, part);
       if ('failure' in entry)
         return { ok: false, schemaId, reason: 'schema-unsupported', error: entry.failure };
       const { format } = entry.schema;

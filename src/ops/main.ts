@@ -9,6 +9,7 @@ import { listDlq, replayDlq } from './dlq-commands';
 import { reapLedger } from './ledger-commands';
 import { listDeploymentBuilds } from './builds-commands';
 import { runReconcileCli } from '../reconcile/main';
+import { runSetup } from './setup-command';
 import { signalAll } from './bulk-commands';
 import { listOrders, signalOrder } from './orders-commands';
 import { showOrder } from './order-show';
@@ -51,6 +52,8 @@ export const USAGE = `usage: onceflow [--domains-module FILE] <command> [options
   ledger reap [--older-than-days D] [--schema NAME]
   builds list [--deployment NAME]     (the worker deployment's builds: open runs, current, code stored)
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
+  setup                               migrations, and every topic the domains read or publish to,
+                                      each with its <topic>.dlq (run once before the bridge)
 
   Everything after \`--\` is an argument, never an option: \`orders retry -- --all\` retries the
   order whose ID is "--all" (commands the Web UI and the CLI suggest always write it so).
@@ -235,9 +238,14 @@ export async function runCli(
     const domains =
       options.domains ??
       (split.modulePath ? loadDomainsModule(split.modulePath) : loadRegisteredDomains());
-    const command = findCommand(opsDomainsOf(domains), args[0]!, args[1] ?? '');
-    ctx = new OpsContext(loadConfig(env, { localStack: true }));
-    const result = await command(ctx, args.slice(2));
+    const result =
+      args[0] === 'setup'
+        ? await runSetup(loadConfig(env, { localStack: true }), domains, args.slice(1))
+        : await (async () => {
+            const command = findCommand(opsDomainsOf(domains), args[0]!, args[1] ?? '');
+            ctx = new OpsContext(loadConfig(env, { localStack: true }));
+            return command(ctx, args.slice(2));
+          })();
     process.stdout.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.human}\n`);
     return result.exitCode ?? EXIT.ok;
   } catch (err) {

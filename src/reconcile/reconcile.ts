@@ -5,12 +5,13 @@ import type pg from 'pg';
 import { dlqTopicOf } from '../events/dlq-topic';
 import { readDlqHeaders } from '../events/dlq-message';
 import { HEADER } from '../events/envelope';
-import { routesOfTopic, type RouteTable } from '../events/routes';
+import { readsRegistryValues, routesOfTopic, type RouteTable } from '../events/routes';
 import { firstHeaderText } from '../events/headers';
 import type { DecodedValue } from '../events/message-value';
 import { registryFramingOf } from '../events/registry-framing';
 import { translateMessage, type TranslateOptions, type Translation } from '../events/translate';
 import type { RegistryDecoder } from '../kafka/registry-decoder';
+import { decodeOrUnknown } from './registry-values';
 import { classifyDiscrepancies, countByClass, DEFAULT_STUCK_AFTER_MS } from './classify';
 import {
   formatCoordinates,
@@ -198,7 +199,14 @@ async function readTopicFacts(
       }
       oldest = Math.min(oldest, Number(message.timestamp));
       // A registry value is decoded after the read (the reader's callback is synchronous).
-      if (options.registry && registryFramingOf(message.value, message.headers) !== undefined) {
+      const registryValues = readsRegistryValues(
+        routesOfTopic(options.routes, topic, options.topics),
+      );
+      if (
+        options.registry &&
+        registryValues &&
+        registryFramingOf(message.value, message.headers) !== undefined
+      ) {
         pending.push({ topic, partition, message });
         return;
       }
@@ -210,8 +218,14 @@ async function readTopicFacts(
     },
   );
   // A registry that cannot answer makes the read incomplete (it throws): no verdict on guesses.
+  // A schema ID it does not know is the bridge's `schema-unknown` poison (schema-misses.ts).
   for (const { topic, partition, message } of pending) {
-    const decoding = await options.registry!.decode(topic, message.value!, message.headers);
+    const decoding = await decodeOrUnknown(
+      options.registry!,
+      topic,
+      message.value!,
+      message.headers,
+    );
     file(
       topic,
       partition,

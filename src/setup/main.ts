@@ -1,4 +1,5 @@
 import { loadConfigOrExit } from '../config/load-or-exit';
+import { DOMAINS } from '../domains';
 import { prepareServices } from './prepare-services';
 
 /**
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   // Migrations and topics only: no Temporal payloads, so no encryption key (compose gives
   // setup the database owner's password and nothing else).
   const config = loadConfigOrExit(process.env, { temporalPayloads: false });
-  const result = await prepareServices(config);
+  const result = await prepareServices(config, DOMAINS);
   process.stdout.write(
     `migrations applied: ${result.migrationsApplied.join(', ') || 'none pending'}\n` +
       `topics created: ${result.topicsCreated.join(', ') || 'none missing'}\n`,

@@ -4,9 +4,10 @@ import { migrate } from '../db/migrate';
 import { createKafka } from '../kafka/kafka-client';
 import { ensureTopics } from '../kafka/topics';
 import { createLogger } from '../logger';
-import { DOMAINS } from '../domains';
 import type { Domain } from '../engine/define-domain';
-import { publishTopicOf } from '../engine/registry';
+import { publishTopicOf, routesOfDomains } from '../engine/registry';
+import { topicsOf } from '../events/routes';
+import { DAY_MS } from '../kafka/dlq-topics';
 
 export interface PrepareResult {
   migrationsApplied: number[];
@@ -23,22 +24,32 @@ export function publishedTopics(config: Config, domains: readonly Domain[]): str
 }
 
 /**
- * Brings the services to what onceflow needs: schema migrations applied, source and DLQ
- * topics present, and the topics the registered domains publish to. Idempotent; run by the
- * dev stack, the demo, the tests and `npm run setup`.
+ * Every topic the domains' bridge reads (KAFKA_TOPICS, and the topics a route names) and the
+ * topics they publish to, once each.
+ */
+export function topicsOfDomains(config: Config, domains: readonly Domain[]): string[] {
+  const read = topicsOf(routesOfDomains(domains), config.kafka.topics);
+  return [...new Set([...read, ...publishedTopics(config, domains)])];
+}
+
+/**
+ * Brings the services to what onceflow needs: schema migrations applied, every topic the
+ * domains read or publish to present, each with its DLQ topic. Idempotent; run by the dev
+ * stack, the demo, the tests, `npm run setup` and `npx onceflow setup`.
  */
 export async function prepareServices(
   config: Config,
-  domains: readonly Domain[] = DOMAINS,
+  domains: readonly Domain[],
 ): Promise<PrepareResult> {
   const pool = createPool(config.database);
   try {
     const [migrationsApplied, topicsCreated] = await Promise.all([
       migrate(pool, { schema: config.database.schema }),
       ensureTopics(createKafka(config.kafka, 'setup'), {
-        topics: [...config.kafka.topics, ...publishedTopics(config, domains)],
+        topics: topicsOfDomains(config, domains),
         partitions: config.kafka.partitions,
-        dlqRetentionMs: config.bridge.dlqRetentionDays * 24 * 60 * 60 * 1000,
+        dlqRetentionMs: config.bridge.dlqRetentionDays * DAY_MS,
+        dlqReplicationFactor: config.bridge.dlqReplicationFactor,
         log: createLogger('setup', config.logLevel),
       }),
     ]);

@@ -64,7 +64,14 @@ export class BridgeHarness {
 
   /** Starts an in-process bridge on this harness' topic; `client` lets a test route Temporal calls elsewhere. */
   async startBridge(
-    options: { client?: Client; pool?: pg.Pool; routes?: RouteTable; config?: Config } = {},
+    options: {
+      client?: Client;
+      pool?: pg.Pool;
+      routes?: RouteTable;
+      config?: Config;
+      /** The topics of routes that name none. Default: this harness' topic. */
+      topics?: string[];
+    } = {},
   ): Promise<RunningBridge> {
     const bridge = await startBridge({
       config: options.config ?? this.config,
@@ -74,7 +81,7 @@ export class BridgeHarness {
       log: testPinoLogger('bridge'),
       routes: options.routes ?? DEFAULT_ROUTES,
       ledgerSchema: this.schema,
-      topics: [this.topic],
+      topics: options.topics ?? [this.topic],
       groupId: this.groupId,
       taskQueue: this.taskQueue,
       backoff: { initialMs: 50, maxMs: 500 },
@@ -86,7 +93,12 @@ export class BridgeHarness {
   async produce(
     records:
       | KafkaRecord[]
-      | Array<{ key: string | null; value: string | Buffer | null; headers?: IHeaders }>,
+      | Array<{
+          key: string | null;
+          value: string | Buffer | null;
+          headers?: IHeaders;
+          partition?: number;
+        }>,
     topic = this.topic,
   ): Promise<void> {
     const producer = this.kafka.producer();

@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { IHeaders } from 'kafkajs';
 import { findJava, MIN_REGISTRY_JAVA } from '../../harness/stack/java';
-import { stackPaths } from '../../harness/stack/paths';
-import { runCommand } from '../../harness/stack/run-command';
+import { mavenJars } from './java-maven';
 
 const JAVA_DIR = resolve(__dirname, 'java');
 const SOURCE = join(JAVA_DIR, 'RegistryProducer.java');
@@ -43,31 +41,8 @@ export interface SerdeProduceOptions {
   records: SerdeRecord[];
 }
 
-let installed: Promise<string> | undefined;
-
 /** Apicurio's serdes and their Kafka client, resolved once from Maven Central into the cache. */
-function serdeJars(): Promise<string> {
-  installed ??= (async () => {
-    const dir = join(stackPaths().cache, 'apicurio-serdes');
-    const marker = join(dir, '.complete');
-    if (!existsSync(marker)) {
-      await runCommand('mvn', [
-        '-q',
-        '-B',
-        '-s',
-        join(SERDES, 'settings.xml'),
-        '-f',
-        join(SERDES, 'pom.xml'),
-        'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies',
-        `-DoutputDirectory=${dir}`,
-        '-DincludeScope=runtime',
-      ]);
-      writeFileSync(marker, `${readdirSync(dir).length} jars\n`);
-    }
-    return dir;
-  })();
-  return installed;
-}
+const serdeJars = () => mavenJars('apicurio-serdes', SERDES);
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

@@ -15,8 +15,16 @@ export async function stackRegistryUrl(): Promise<string> {
   return url;
 }
 
+/**
+ * A client with a request timeout: without one (axios' default) a request the registry never
+ * answers holds the test until mocha's timeout, saying nothing; with it, it fails, is retried
+ * (the client's own three retries) and, if it keeps failing, fails the test naming the request.
+ */
 function clientOf(url: string): SchemaRegistryClient {
-  return new SchemaRegistryClient({ baseURLs: [url] });
+  return new SchemaRegistryClient({
+    baseURLs: [url],
+    createAxiosDefaults: { timeout: 10_000 },
+  } as ConstructorParameters<typeof SchemaRegistryClient>[0]);
 }
 
 /**

@@ -43,3 +43,31 @@ export const ACCOUNT_V1_AVRO = account([]);
 
 /** Version 2: a new optional field (BACKWARD and FORWARD compatible with version 1). */
 export const ACCOUNT_V2_AVRO = account([{ name: 'note', type: ['null', 'string'], default: null }]);
+
+/**
+ * The account event with its optional note first: a null note encodes as a zero byte first, so
+ * raw Avro of it (a producer that forgot the registry's framing) looks like the wire format.
+ */
+export const ACCOUNT_NOTE_FIRST_AVRO = JSON.stringify({
+  type: 'record',
+  name: 'AccountNoted',
+  namespace: 'onceflow.test',
+  fields: [
+    { name: 'note', type: ['null', 'string'], default: null },
+    { name: 'accountId', type: 'string' },
+    { name: 'balanceMinor', type: 'long' },
+  ],
+});
+
+/** A schema of its own per call (a unique record name), so the registry gives it a new ID. */
+export function uniqueAccountAvro(name: string): string {
+  return JSON.stringify({
+    type: 'record',
+    name,
+    namespace: 'onceflow.test',
+    fields: [
+      { name: 'accountId', type: 'string' },
+      { name: 'balanceMinor', type: 'long' },
+    ],
+  });
+}

@@ -3,7 +3,10 @@ import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
 import { dlqTopicOf } from '../../../src/events/dlq-topic';
 import { buildDlqMessage } from '../../../src/events/dlq-message';
 import { createKafka } from '../../../src/kafka/kafka-client';
+import { DlqTopicMissingError } from '../../../src/kafka/dlq-topics';
 import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka/topics';
+import { waitFor } from '../../../src/util/wait';
+import { BridgeHarness } from '../../support/bridge-harness';
 import { testConfig, uniqueName } from '../../support/services';
 
 const MIB = 1024 * 1024;
@@ -124,5 +127,64 @@ describe('ensureTopics: DLQ topics fit their source (real Kafka)', () => {
       partitions: 1,
       log: { info: () => assert.fail('changed again') } as never,
     });
+  });
+});
+
+describe('bridge start: every topic it reads has its DLQ topic before a poison message needs it (real Kafka)', () => {
+  let h: BridgeHarness;
+  let admin: Admin;
+  let source: string;
+  beforeEach(async () => {
+    h = await new BridgeHarness().setUp(1);
+    admin = h.kafka.admin();
+    await admin.connect();
+    // A topic a team made itself: three partitions, a larger size limit, no DLQ topic.
+    source = uniqueName('team-topic');
+    await admin.createTopics({
+      waitForLeaders: false,
+      topics: [
+        {
+          topic: source,
+          numPartitions: 3,
+          configEntries: [{ name: 'max.message.bytes', value: String(2 * MIB) }],
+        },
+      ],
+    });
+    await waitFor(async () => (await admin.listTopics()).includes(source), {
+      timeoutMs: 30_000,
+      what: 'the team topic',
+    });
+  });
+  afterEach(async () => {
+    await admin.deleteTopics({ topics: [source, dlqTopicOf(source)] }).catch(() => undefined);
+    await admin.disconnect();
+    await h.tearDown();
+  });
+
+  it('BRIDGE_DLQ_TOPICS=create (the default): made at start as its source, and the first poison lands in it', async () => {
+    await h.startBridge({ topics: [source] });
+    const [meta] = (await admin.fetchTopicMetadata({ topics: [dlqTopicOf(source)] })).topics;
+    assert.equal(meta!.partitions.length, 3, "its source's partitions");
+    const dlq = await topicConfig(admin, dlqTopicOf(source));
+    assert.equal(Number(dlq['max.message.bytes']), 2 * MIB + DLQ_HEADROOM_BYTES);
+    assert.equal(dlq['retention.ms'], String(h.config.bridge.dlqRetentionDays * DAY_MS));
+    await h.produce([{ key: 'k', value: 'not json' }], source);
+    await h.waitUntilAllCommitted(30_000, source);
+    assert.deepEqual(
+      (await h.readDlq(source)).map((m) => m.headers['dlq-reason']),
+      ['unparseable'],
+    );
+  });
+
+  it('BRIDGE_DLQ_TOPICS=require: the bridge refuses to start, naming the DLQ topic and the command that makes it', async () => {
+    const config = { ...h.config, bridge: { ...h.config.bridge, dlqTopics: 'require' as const } };
+    await assert.rejects(
+      h.startBridge({ topics: [source], config }),
+      (err: Error) =>
+        err instanceof DlqTopicMissingError &&
+        err.message.includes(`${source}.dlq does not exist`) &&
+        err.message.includes('npx onceflow setup'),
+    );
+    assert.ok(!(await admin.listTopics()).includes(dlqTopicOf(source)), 'nothing created');
   });
 });

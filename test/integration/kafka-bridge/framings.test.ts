@@ -10,6 +10,8 @@ import { ensureTopics } from '../../../src/kafka/topics';
 import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { BridgeHarness } from '../../support/bridge-harness';
+import { produceAsKafkaConnect, type ConnectConverter } from '../../support/java-connect-producer';
+import { stackRegistryUrl } from '../../support/node-registry-producer';
 import { uniqueName } from '../../support/services';
 
 const payment = z.object({ paymentId: z.string(), amountMinor: z.number().int() });
@@ -129,9 +131,39 @@ describe('bridge: framings side by side on the real stack', () => {
     delete (noType.headers as Record<string, unknown>).ce_type;
     await h.produce([binary, binary, structured, noType], topics.cloudevents);
     await settle();
-    assert.deepEqual(await started('PaymentCaptured'), [eventIdentity(id('ce-1'))]);
-    assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', eventIdentity(id('ce-1')))));
+    const identity = eventIdentity(id('ce-1'), '/payments');
+    assert.deepEqual(await started('PaymentCaptured'), [identity]);
+    assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', identity)));
     assert.deepEqual(await reasons(topics.cloudevents), [[id('pay-2'), 'missing-identity']]);
+  });
+
+  it('CloudEvents: two sources with the same id and the same data are two events, two runs', async () => {
+    const event = (source: string, paymentId: string) => ({
+      key: paymentId,
+      value: JSON.stringify({
+        specversion: '1.0',
+        id: id('seq-1042'),
+        source,
+        type: 'PaymentCaptured',
+        subject: paymentId,
+        data: { paymentId: id('same'), amountMinor: 1250 },
+      }),
+      headers: text({ 'content-type': 'application/cloudevents+json' }),
+    });
+    const [shop, pos] = ['//shop.example/payments', 'urn:pos:store-7'];
+    await h.produce(
+      [event(shop, id('pay-s')), event(pos, id('pay-p')), event(pos, id('pay-p'))],
+      topics.cloudevents,
+    );
+    await settle();
+    const identities = [shop, pos].map((source) => eventIdentity(id('seq-1042'), source));
+    const rows = await started('PaymentCaptured');
+    for (const identity of identities) {
+      assert.ok(rows.includes(identity), `${JSON.stringify(identity)} started: ${rows.join(', ')}`);
+      assert.ok(await h.describe(deriveWorkflowId('PaymentCaptured', identity)), 'its run');
+    }
+    assert.equal(rows.filter((r) => r.endsWith(id('seq-1042'))).length, 2, 'one run per source');
+    assert.ok(!(await h.readDlq(topics.cloudevents)).some((m) => m.key === id('pay-p')));
   });
 
   it("Debezium's outbox: id header, aggregate key, type header; the expanded payload is the same event", async () => {
@@ -151,6 +183,46 @@ describe('bridge: framings side by side on the real stack', () => {
     await settle();
     assert.deepEqual(await started('PaymentRefunded'), [eventIdentity(id('ob-1'))]);
     assert.deepEqual(await reasons(topics.outbox), [[id('pay-4'), 'missing-identity']]);
+  });
+
+  it("Debezium's outbox as Kafka Connect writes it (its own JsonConverter, with and without schemas, and a registry key converter): each event acted on once", async () => {
+    const row = (
+      n: number,
+      keyConverter: ConnectConverter,
+      valueConverter: 'json-schemas' | 'json-plain',
+    ) => ({
+      keyConverter,
+      valueConverter,
+      aggregateId: id(`pay-connect-${n}`),
+      eventId: id(`ob-connect-${n}`),
+      eventType: 'PaymentRefunded',
+      payload: JSON.stringify(data(id(`pay-connect-${n}`))),
+    });
+    const rows = [
+      row(1, 'json-schemas', 'json-schemas'),
+      row(2, 'json-plain', 'json-plain'),
+      row(3, 'avro', 'json-schemas'),
+    ];
+    await produceAsKafkaConnect({
+      brokers: h.config.kafka.brokers,
+      registryUrl: await stackRegistryUrl(),
+      topic: topics.outbox,
+      rows: [...rows, rows[0]!], // and a redelivery of the first
+    });
+    await settle();
+    const { rows: ledger } = await h.pool.query<{ identity: string; aggregate_id: string }>(
+      `SELECT identity, aggregate_id FROM "${h.schema}".processed_events
+        WHERE event_type = 'PaymentRefunded' AND aggregate_id LIKE $1 ORDER BY aggregate_id`,
+      [`pay-connect-%`],
+    );
+    assert.deepEqual(
+      ledger.map((r) => [r.aggregate_id, r.identity]),
+      rows.map((r) => [r.aggregateId, eventIdentity(r.eventId)]),
+    );
+    for (const r of rows)
+      assert.ok(await h.describe(deriveWorkflowId('PaymentRefunded', eventIdentity(r.eventId))));
+    const dead = (await h.readDlq(topics.outbox)).filter((m) => m.headers.id?.includes('connect'));
+    assert.deepEqual(dead, [], 'none dead-lettered');
   });
 
   it('plain JSON keyed by a business field, through a framing function', async () => {
@@ -198,8 +270,15 @@ describe('bridge: framings side by side on the real stack', () => {
       (await bridge.metrics[metric].get()).values
         .filter((v) => v.labels.topic === topic)
         .reduce((n, v) => n + v.value, 0);
-    for (const topic of [h.topic, ...Object.values(topics)]) {
-      assert.equal(await count('started', topic), 1, `${topic}: one start`);
+    // One event each, besides: two CloudEvents sources (2), three records from Kafka Connect.
+    const starts = new Map([
+      [h.topic, 1],
+      [topics.cloudevents, 3],
+      [topics.outbox, 4],
+      [topics.plain, 1],
+    ]);
+    for (const [topic, n] of starts) {
+      assert.equal(await count('started', topic), n, `${topic}: its starts`);
       // Its redelivery and its re-send (a redelivery after a rebalance would add to them).
       assert.ok((await count('duplicates', topic)) >= 2, `${topic}: both deduplicated`);
     }

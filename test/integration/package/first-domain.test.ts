@@ -11,7 +11,8 @@ import { createPool } from '../../../src/db/pool';
 import { migrate } from '../../../src/db/migrate';
 import { buildEventMessage } from '../../../src/events/event-message';
 import { createKafka } from '../../../src/kafka/kafka-client';
-import { ensureTopics } from '../../../src/kafka/topics';
+import { dlqTopicOf } from '../../../src/events/dlq-topic';
+import { readDlq } from '../../../src/kafka/dlq-reader';
 import { createClient } from '../../../src/temporal/connection';
 import { waitFor } from '../../../src/util/wait';
 import { programOf } from '../../support/first-domain-program';
@@ -54,7 +55,14 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
     await migrate(pool, { schema });
     await pool.query('CREATE TABLE effects (key text PRIMARY KEY, what text NOT NULL)');
     kafka = createKafka(config.kafka, 'test', pino({ level: 'silent' }));
-    await ensureTopics(kafka, { topics: [topic], partitions: 1 });
+    // The team's topic as someone else made it: two partitions, and no DLQ topic.
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 2 }] });
+    } finally {
+      await admin.disconnect();
+    }
     connection = await Connection.connect({ address: config.temporal.address });
     client = createClient(connection, config);
   });
@@ -138,6 +146,8 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
       await producer.send({
         topic,
         messages: [
+          // The first message is poison: its DLQ topic must be there, made when the bridge started.
+          { key: cardId, value: 'not json', headers: { 'event-type': 'GiftCardBought' } },
           buildEventMessage({
             eventType: 'GiftCardBought',
             aggregateId: cardId,
@@ -184,6 +194,20 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
       { key: `card:${cardId}:email`, what: `email GC-${cardId}` },
       { key: `card:${cardId}:issue`, what: 'issue' },
     ]);
+    // The bridge made the DLQ topic at start, as its source (2 partitions); the poison is in it.
+    const dlq = await readDlq(kafka, dlqTopicOf(topic));
+    assert.deepEqual(
+      dlq.map((e) => [e.key?.toString(), e.reason]),
+      [[cardId, 'unparseable']],
+    );
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const [meta] = (await admin.fetchTopicMetadata({ topics: [dlqTopicOf(topic)] })).topics;
+      assert.equal(meta!.partitions.length, 2, "the DLQ topic has its source's partitions");
+    } finally {
+      await admin.disconnect();
+    }
     const claims = await pool.query<{ domain: string; settled: string }>(
       'SELECT domain, settled FROM entity_claims WHERE entity_id = $1',
       [cardId],
@@ -192,7 +216,7 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
 
     // The installed CLI serves the program's own domain (--domains-module: its DOMAINS, loaded
     // without starting the processes), as it serves orders and payouts here.
-    const cli = (args: string[]) => {
+    const cli = (args: string[], env: Record<string, string> = {}) => {
       const r = spawnSync(
         'npx',
         ['--no-install', 'onceflow', '--domains-module', 'main.ts', ...args],
@@ -200,7 +224,7 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
           cwd: dir,
           encoding: 'utf8',
           timeout: 120_000,
-          env: { ...process.env, DATABASE_SCHEMA: schema, LOG_LEVEL: 'warn' },
+          env: { ...process.env, DATABASE_SCHEMA: schema, LOG_LEVEL: 'warn', ...env },
         },
       );
       return { code: r.status, json: JSON.parse(r.stdout || 'null'), stderr: r.stderr };
@@ -217,5 +241,14 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
     assert.equal(listed.json.count, 2, 'the owner and the duplicate');
     const other = cli(['orders', 'list', '--json']);
     assert.equal(other.code, 2, "only the program's domains");
+
+    // The setup docs/first-domain.md tells a team to run, for a topic of its own: the
+    // migrations (done), the topic and its DLQ topic.
+    const next = uniqueName('giftcards');
+    const setup = cli(['setup', '--json'], { KAFKA_TOPICS: next });
+    assert.equal(setup.code, 0, setup.stderr);
+    assert.deepEqual(setup.json.migrationsApplied, []);
+    assert.deepEqual([...setup.json.topicsCreated].sort(), [next, dlqTopicOf(next)]);
+    assert.deepEqual(cli(['setup', '--json'], { KAFKA_TOPICS: next }).json.topicsCreated, []);
   });
 });

@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { message, translateFramed } from './framing-helpers';
-import { poisonOf, startOf } from './translate-helpers';
+import { defineRoute } from '../../../src/events/define-route';
+import { routeTableOf } from '../../../src/events/routes';
+import { translateMessage } from '../../../src/events/translate';
+import { message, payment, translateFramed } from './framing-helpers';
+import { options, poisonOf, startOf } from './translate-helpers';
 
 const data = { paymentId: 'pay-1', amountMinor: 500 };
 
@@ -41,7 +44,9 @@ describe('CloudEvents framing', () => {
     assert.equal(start.eventId, 'evt-1');
     assert.equal(start.eventType, 'PaymentCaptured');
     assert.equal(start.aggregateId, 'pay-1');
-    assert.equal(start.identity, 'e:evt-1');
+    assert.equal(start.identity, 'e:/payments\u001fevt-1', 'source and id');
+    assert.equal(start.formerIdentity, 'e:evt-1', 'what a bridge keyed it by before');
+    assert.equal(start.memo.eventSource, '/payments');
     assert.deepEqual(start.data, data);
   });
 
@@ -56,7 +61,7 @@ describe('CloudEvents framing', () => {
         }),
       ),
     );
-    assert.equal(plain.identity, 'e:evt-1');
+    assert.equal(plain.identity, 'e:/payments\u001fevt-1');
     assert.equal(plain.fingerprint, base64.fingerprint, 'one event, one fingerprint');
     assert.equal(plain.fingerprint, startOf(translateFramed('cloudevents', binary())).fingerprint);
   });
@@ -113,6 +118,69 @@ describe('CloudEvents framing', () => {
       poisonOf(translateFramed('cloudevents', structured({ data: { paymentId: 'pay-1' } }))).reason,
       'validation-failed',
     );
+  });
+
+  it('two sources with the same id are two events (the spec makes source + id unique), in either mode', () => {
+    const a = startOf(translateFramed('cloudevents', binary()));
+    const b = startOf(translateFramed('cloudevents', binary({ ce_source: '/refunds' })));
+    const bStructured = startOf(
+      translateFramed('cloudevents', structured({ data, source: '/refunds' })),
+    );
+    assert.notEqual(a.identity, b.identity);
+    assert.notEqual(a.workflowId, b.workflowId);
+    assert.equal(b.identity, bStructured.identity, 'binary and structured copies stay one event');
+    assert.equal(a.fingerprint, b.fingerprint, 'equal data, and still two events');
+    // The separator is a character no ID or source may hold: `a`+`b␟c` is not `a␟b`+`c`.
+    assert.equal(
+      poisonOf(translateFramed('cloudevents', binary({ ce_source: 'a\u001fb' }))).reason,
+      'validation-failed',
+    );
+    assert.equal(
+      poisonOf(translateFramed('cloudevents', binary({ ce_source: 'x'.repeat(201) }))).reason,
+      'validation-failed',
+    );
+  });
+
+  it("a route's identity function sees the source", () => {
+    const route = defineRoute({
+      eventType: 'PaymentCaptured',
+      schema: payment,
+      workflow: 'capture',
+      framing: 'cloudevents',
+      identity: (event) => `${event.source}/${event.eventId}`,
+    });
+    const start = startOf(translateMessage(binary(), routeTableOf([route]), options));
+    assert.equal(start.identity, 'c:/payments/evt-1');
+    assert.equal(start.formerIdentity, undefined, 'a custom identity never had a former one');
+  });
+
+  it('types as CloudEvents allows them: reverse-DNS, a URN, a URL; their workflow IDs keep one `:` after the prefix', () => {
+    for (const type of [
+      'com.example.payment.captured',
+      'urn:example:payment:captured',
+      'https://example.com/events/payment-captured?v=1#x',
+    ]) {
+      const route = defineRoute({
+        eventType: type,
+        schema: payment,
+        workflow: 'capture',
+        framing: 'cloudevents',
+      });
+      const start = startOf(
+        translateMessage(binary({ ce_type: type }), routeTableOf([route]), options),
+      );
+      assert.equal(start.eventType, type);
+      assert.equal(start.searchAttributes.EventType, type);
+      const [prefix, ...rest] = start.workflowId.split(':');
+      assert.equal(decodeURIComponent(prefix!), type, start.workflowId);
+      assert.equal(rest[0], 'e', `${start.workflowId}: the identity follows the first \`:\``);
+    }
+    for (const type of ['Payment Captured', 'PaymentCaptured"', '1payment', 'a<b>', 'a\\b'])
+      assert.equal(
+        poisonOf(translateFramed('cloudevents', binary({ ce_type: type }))).reason,
+        'validation-failed',
+        type,
+      );
   });
 
   it('the data of a binary event may come from the registry (content type then names the format)', () => {

@@ -40,6 +40,75 @@ describe('Debezium outbox framing', () => {
     assert.deepEqual(start.data, data);
   });
 
+  it("reads key and value as Kafka Connect's JsonConverter writes them, with schemas and without", () => {
+    const headers = { id: 'e-1', eventType: 'PaymentCaptured' };
+    const plain = startOf(translateFramed('debezium-outbox', message('pay-1', data, headers)));
+    const text = JSON.stringify(data);
+    const cases: Array<[string, unknown, unknown]> = [
+      // schemas.enable=true (Connect's default): {schema, payload} around key and value.
+      [
+        JSON.stringify({ schema: { type: 'string', optional: false }, payload: 'pay-1' }),
+        { schema: { type: 'string', optional: true }, payload: text },
+        'string payload column',
+      ],
+      [
+        JSON.stringify({ schema: { type: 'string', optional: false }, payload: 'pay-1' }),
+        {
+          schema: {
+            type: 'struct',
+            fields: [
+              { field: 'paymentId', type: 'string', optional: false },
+              { field: 'amountMinor', type: 'int64', optional: false },
+            ],
+            optional: false,
+          },
+          payload: data,
+        },
+        'table.expand.json.payload=true',
+      ],
+      // schemas.enable=false: the key a JSON string, the payload column a JSON string.
+      [JSON.stringify('pay-1'), text, 'schemas.enable=false'],
+    ];
+    for (const [key, value, what] of cases) {
+      const start = startOf(
+        translateFramed('debezium-outbox', message(key as string, value, headers)),
+      );
+      assert.equal(start.aggregateId, 'pay-1', what as string);
+      assert.equal(start.fingerprint, plain.fingerprint, `${what as string}: the same event`);
+    }
+    const numeric = message(
+      JSON.stringify({ schema: { type: 'int64', optional: false }, payload: 42 }),
+      { ...data, paymentId: '42' },
+      headers,
+    );
+    assert.equal(startOf(translateFramed('debezium-outbox', numeric)).aggregateId, '42');
+  });
+
+  it("the type as an envelope field inside JsonConverter's envelope; a payload that only looks like one is data", () => {
+    const spec = { kind: 'debezium-outbox', eventType: { field: 'eventType' } } as const;
+    const wrapped = {
+      schema: {
+        type: 'struct',
+        fields: [
+          { field: 'payload', type: 'string', optional: true },
+          { field: 'eventType', type: 'string', optional: false },
+        ],
+      },
+      payload: { payload: JSON.stringify(data), eventType: 'PaymentCaptured' },
+    };
+    const start = startOf(translateFramed(spec, message('pay-1', wrapped, { id: 'e-3' })));
+    assert.deepEqual(start.data, data);
+    // A payload whose own fields are `schema` and `payload`, the schema no Connect schema.
+    const looksLike = { schema: { version: 2 }, payload: 'x' };
+    const poison = poisonOf(
+      translateFramed(
+        'debezium-outbox',
+        message('pay-1', looksLike, { id: 'e-4', eventType: 'PaymentCaptured' }),
+      ),
+    );
+    assert.equal(poison.reason, 'validation-failed', 'validated as the data it is');
+  });
+
   it('poison: no id header, no type, no key, a payload that is no JSON', () => {
     const reason = (m: ReturnType<typeof message>) =>
       poisonOf(translateFramed('debezium-outbox', m)).reason;

@@ -54,4 +54,36 @@ describe('LedgerView: one batch of ledger facts', () => {
     assert.equal(after.known?.runId, 'r-2');
     assert.equal(after.highest, 2);
   });
+
+  it("a CloudEvent keyed without its source by an older bridge: the same event is a duplicate, another source's is new", async () => {
+    const cmd: StartCommand = {
+      ...startOf('o-ce'),
+      identity: 'e:/shop\u001fevt-9',
+      formerIdentity: 'e:evt-9',
+    };
+    const rowOf = (fingerprint: string, eventType = cmd.eventType) => ({
+      identity: 'e:evt-9',
+      eventType,
+      eventId: 'evt-9',
+      aggregateId: cmd.aggregateId,
+      fingerprint,
+      workflowId: 'OrderPlaced:e:evt-9',
+      runId: 'r-old',
+      sourceTopic: 'orders',
+      sourcePartition: 0,
+      sourceOffset: '0',
+    });
+    for (const [row, expected] of [
+      [rowOf(cmd.fingerprint), 'r-old'],
+      [rowOf('another payload'), undefined],
+      [rowOf(cmd.fingerprint, 'OrderCancelled'), undefined],
+    ] as const) {
+      const ledger = new FakeLedger();
+      ledger.rows.set('e:evt-9', row);
+      const prefetched = new LedgerView(ledger);
+      await prefetched.prefetch([cmd]);
+      assert.equal(prefetched.prefetchedFacts(cmd)?.known?.runId, expected);
+      assert.equal((await new LedgerView(ledger).lookup(cmd)).known?.runId, expected);
+    }
+  });
 });

@@ -1,5 +1,10 @@
 import { strict as assert } from 'node:assert';
 import type { Kafka } from 'kafkajs';
+import {
+  DlqTopicCreateError,
+  DlqTopicMissingError,
+  prepareDlqTopics,
+} from '../../../src/kafka/dlq-topics';
 import { DLQ_HEADROOM_BYTES, ensureTopics } from '../../../src/kafka/topics';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,6 +31,7 @@ function fakeKafka(
     created: [] as string[],
     createdConfigs: {} as Record<string, Record<string, string>>,
     createdReplication: {} as Record<string, number | undefined>,
+    createdPartitions: {} as Record<string, number | undefined>,
     altered: [] as Array<{ name: string; configEntries: { name: string; value: string }[] }>,
     metadata: 0,
     disconnected: false,
@@ -44,6 +50,7 @@ function fakeKafka(
     }: {
       topics: {
         topic: string;
+        numPartitions?: number;
         replicationFactor?: number;
         configEntries?: { name: string; value: string }[];
       }[];
@@ -51,6 +58,7 @@ function fakeKafka(
       for (const t of topics) {
         calls.created.push(t.topic);
         calls.createdReplication[t.topic] = t.replicationFactor;
+        calls.createdPartitions[t.topic] = t.numPartitions;
         calls.createdConfigs[t.topic] = Object.fromEntries(
           (t.configEntries ?? []).map((e) => [e.name, e.value]),
         );
@@ -223,5 +231,56 @@ describe('ensureTopics', () => {
     await ensureTopics(kafka, { topics: ['orders'], partitions: 1, replicationFactor: 1 });
     assert.deepEqual(calls.createdReplication, { orders: 1, 'orders.dlq': 1 });
     assert.equal(calls.createdConfigs.orders!['min.insync.replicas'], '1');
+  });
+});
+
+describe('prepareDlqTopics: what the bridge does at start (with a fake admin)', () => {
+  it('creates the missing DLQ topic of each existing source with its partition count; leaves missing sources to the consumer', async () => {
+    const { kafka, calls } = fakeKafka(
+      [
+        () => ({
+          topics: [
+            { name: 'orders', partitions: [0, 1, 2].map((p) => ({ partitionId: p, leader: 1 })) },
+          ],
+        }),
+        () => metadata(1),
+      ],
+      ['orders'],
+    );
+    const created = await prepareDlqTopics(kafka, ['orders', 'absent'], {
+      mode: 'create',
+      retentionMs: 5 * DAY_MS,
+    });
+    assert.deepEqual(created, ['orders.dlq']);
+    assert.deepEqual(calls.created, ['orders.dlq']);
+    assert.equal(calls.createdPartitions['orders.dlq'], 3, "its source's partitions");
+    assert.equal(calls.createdConfigs['orders.dlq']!['retention.ms'], String(5 * DAY_MS));
+    assert.equal(calls.disconnected, true);
+  });
+
+  it('require: refuses naming the missing DLQ topics and the command that makes them; creates nothing', async () => {
+    const { kafka, calls } = fakeKafka([() => metadata(1)], ['orders']);
+    await assert.rejects(
+      prepareDlqTopics(kafka, ['orders'], { mode: 'require', retentionMs: DAY_MS }),
+      (err: Error) =>
+        err instanceof DlqTopicMissingError &&
+        /orders\.dlq does not exist: create them with `npx onceflow setup`/.test(err.message),
+    );
+    assert.deepEqual(calls.created, []);
+    assert.equal(calls.disconnected, true);
+  });
+
+  it('a creation the cluster refuses (an ACL) stops the start naming the topics and the fix', async () => {
+    const { kafka } = fakeKafka([() => metadata(1)], ['orders']);
+    const admin = kafka.admin() as unknown as { createTopics: () => Promise<boolean> };
+    admin.createTopics = () => Promise.reject(new Error('Cluster authorization failed'));
+    await assert.rejects(
+      prepareDlqTopics(kafka, ['orders'], { mode: 'create', retentionMs: DAY_MS }),
+      (err: Error) =>
+        err instanceof DlqTopicCreateError &&
+        /orders\.dlq: Cluster authorization failed\. Create them with `npx onceflow setup`/.test(
+          err.message,
+        ),
+    );
   });
 });

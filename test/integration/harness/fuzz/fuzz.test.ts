@@ -39,7 +39,8 @@ function runFuzzCli(
  * A short seeded fuzz run (`npm run fuzz -- --messages 2500 --seed 7`): hostile messages of
  * every kind and codec through the real bridge process, a worker and the sandbox providers.
  * Every message must be started, deduplicated or dead-lettered, every partition committed to
- * its end, the bridge never exit or restart its consumer, reconcile clean.
+ * its end, the bridge never exit or restart its consumer, reconcile clean. The bridge decodes
+ * through the stack's schema registry, as in production.
  */
 describe('fuzz: hostile messages through the real bridge', function () {
   this.timeout(6 * 60_000);
@@ -67,5 +68,10 @@ describe('fuzz: hostile messages through the real bridge', function () {
     );
     assert.equal(handled, report.messages, 'every message accounted for');
     assert.ok((report.judgement.byKind.find((k) => k.kind === 'valid-order')?.started ?? 0) > 0);
+    // The bridge runs with the stack's registry: another registry's values wait a moment, then
+    // go to the DLQ as schema-unknown, every one of them, and nothing wedges.
+    const foreign = report.judgement.byKind.find((k) => k.kind === 'foreign-registry');
+    assert.ok(foreign && foreign.messages > 0, 'the stream has foreign-registry values');
+    assert.deepEqual(foreign.reasons, { 'schema-unknown': foreign.messages });
   });
 });
