@@ -51,15 +51,16 @@ export function createRegistryClient(
   const auth = config.auth;
   return new lib.SchemaRegistryClient({
     baseURLs: [config.url],
-    createAxiosDefaults: { timeout: config.timeoutMs, ...(agent ? { httpsAgent: agent } : {}) },
-    ...(auth && 'bearerToken' in auth
-      ? {
-          bearerAuthCredentials: {
-            credentialsSource: 'STATIC_TOKEN',
-            token: auth.bearerToken,
-          },
-        }
-      : {}),
+    createAxiosDefaults: {
+      timeout: config.timeoutMs,
+      ...(agent ? { httpsAgent: agent } : {}),
+      // A bearer token as a plain Authorization header: the library's own bearer support is
+      // Confluent Cloud's (it refuses a token without a logical cluster and sends that
+      // cluster's headers), which a self-hosted registry behind an OAuth proxy has not.
+      ...(auth && 'bearerToken' in auth
+        ? { headers: { Authorization: `Bearer ${auth.bearerToken}` } }
+        : {}),
+    },
     ...(auth && 'username' in auth
       ? {
           basicAuthCredentials: {
