@@ -100,6 +100,8 @@ const DYNAMIC_CONFIG: Record<string, number> = {
   // The dev server's own default; the server's (10/s) throttles the ops CLI and reconcile.
   'frontend.namespaceRPS.visibility': 100,
   'frontend.MaxConcurrentBatchOperationPerNamespace': 10,
+  // Each test's worker is a deployment of its own (its task queue names it): see temporal.ts.
+  'matching.maxDeployments': 100000,
 };
 
 /**

@@ -156,6 +156,11 @@ export function startTemporal(
     // server's CPU per order (issue 18, `npm run bench` drain phase).
     '--dynamic-config-value',
     'system.forceSearchAttributesCacheRefreshOnRead=false',
+    // Every test's worker is a worker deployment of its own (its task queue names it): a
+    // long-lived stack passes the namespace's default of 100 deployments within a few runs of
+    // the suite, and a worker then fails to register (ResourceExhausted).
+    '--dynamic-config-value',
+    'matching.maxDeployments=100000',
     ...Object.entries({ ...readExtraDynamicConfig(), ...options.dynamicConfig }).flatMap(
       ([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`],
     ),
