@@ -64,4 +64,5 @@ export {
 export { describeFailure } from './workflows/failures';
 export { proxyThroughOutage, waitOutTransient } from './workflows/outage-wait';
 export type { PublishEventResult } from './activities/publish-contract';
+export type { ClaimActivities, ClaimOwner } from './activities/claims';
 export type { EventMeta, EventWorkflowInput } from './events/workflow-input';

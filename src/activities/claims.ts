@@ -36,5 +36,31 @@ export function createClaimActivities(deps: { pool: pg.Pool }) {
     async settleClaim(input: SettleClaimInput): Promise<SettleClaimResult> {
       return settleEntityClaim(deps.pool, input);
     },
+    /**
+     * Which run owns the entity and how it settled (empty: nobody claimed it): what a
+     * cancellation workflow asks before it signals the owner or undoes a closed one.
+     */
+    async findClaimOwner(input: EntityRef): Promise<ClaimOwner> {
+      const claim = await findClaim(deps.pool, input);
+      return claim
+        ? {
+            workflowId: claim.workflowId,
+            fingerprint: claim.fingerprint,
+            ...(claim.runId ? { runId: claim.runId } : {}),
+            ...(claim.settled ? { settled: claim.settled } : {}),
+          }
+        : {};
+    },
   };
 }
+
+/** The owner of an entity as its claim says (every field absent: nobody claimed it). */
+export interface ClaimOwner {
+  workflowId?: string;
+  runId?: string;
+  fingerprint?: string;
+  settled?: string;
+}
+
+/** The engine's claim activities, for a workflow of a team's own that calls them. */
+export type ClaimActivities = ReturnType<typeof createClaimActivities>;

@@ -3,16 +3,8 @@
 // card and refunds the cart, the carrier books and cancels the shipment, the mail API sends
 // the notice and the receipt. The cart ID is each provider's `orderId`.
 import { ApplicationFailure } from '@temporalio/common';
-import { findClaim, postToProvider, settleClaim, type ActivityDeps } from '../../index';
-import { CARTS_DOMAIN, CART_FAILURES, CART_MAILS, type CartMail } from './workflows/cart-names';
-
-/** The run that owns a cart (its claim), if any. */
-export interface CartOwner {
-  workflowId?: string;
-  runId?: string;
-  fingerprint?: string;
-  settled?: string;
-}
+import { postToProvider, type ActivityDeps } from '../../index';
+import { CART_FAILURES, CART_MAILS, type CartMail } from './workflows/cart-names';
 
 export function createCartActivities(deps: ActivityDeps) {
   const providers = () => deps.providers ?? { url: deps.config?.providers.url ?? '' };
@@ -122,35 +114,6 @@ export function createCartActivities(deps: ActivityDeps) {
           body: input.text,
         },
       });
-    },
-    /** Which run owns the cart and how it settled (its claim), for a cancellation. */
-    async findCartOwner(input: { cartId: string }): Promise<CartOwner> {
-      const claim = await findClaim(deps.pool, { domain: CARTS_DOMAIN, entityId: input.cartId });
-      return claim
-        ? {
-            workflowId: claim.workflowId,
-            fingerprint: claim.fingerprint,
-            ...(claim.runId ? { runId: claim.runId } : {}),
-            ...(claim.settled ? { settled: claim.settled } : {}),
-          }
-        : {};
-    },
-    /** A cancellation that undid a fulfilled cart records it on the owner's claim. */
-    async settleCartReversed(input: {
-      cartId: string;
-      workflowId: string;
-      runId?: string;
-      fingerprint: string;
-    }): Promise<boolean> {
-      const r = await settleClaim(deps.pool, {
-        domain: CARTS_DOMAIN,
-        entityId: input.cartId,
-        workflowId: input.workflowId,
-        ...(input.runId ? { runId: input.runId } : {}),
-        fingerprint: input.fingerprint,
-        settled: 'reversed',
-      });
-      return r.settled;
     },
   };
 }

@@ -2,8 +2,8 @@
 // sandbox payment provider's charge and refund endpoints stand for the transfer and its
 // reversal (the payout ID is the provider's `orderId`, the beneficiary its `customerId`).
 import { ApplicationFailure } from '@temporalio/common';
-import { findClaim, postToProvider, settleClaim, type ActivityDeps } from '../../index';
-import { APPROVAL_ABOVE_MINOR, PAYOUTS_DOMAIN, PAYOUT_FAILURES } from './workflows/payout-names';
+import { postToProvider, type ActivityDeps } from '../../index';
+import { APPROVAL_ABOVE_MINOR, PAYOUT_FAILURES } from './workflows/payout-names';
 
 export interface TransferInput {
   key: string;
@@ -11,14 +11,6 @@ export interface TransferInput {
   beneficiaryId: string;
   amountMinor: number;
   currency: string;
-}
-
-/** The run that owns a payout (its claim), if any. */
-export interface PayoutOwner {
-  workflowId?: string;
-  runId?: string;
-  fingerprint?: string;
-  settled?: string;
 }
 
 export function createPayoutActivities(deps: ActivityDeps) {
@@ -86,38 +78,6 @@ export function createPayoutActivities(deps: ActivityDeps) {
           body: `We sent you ${(input.amountMinor / 100).toFixed(2)} ${input.currency}.`,
         },
       });
-    },
-    /** Which run owns the payout and how it settled (its claim), for a cancellation. */
-    async findPayoutOwner(input: { payoutId: string }): Promise<PayoutOwner> {
-      const claim = await findClaim(deps.pool, {
-        domain: PAYOUTS_DOMAIN,
-        entityId: input.payoutId,
-      });
-      return claim
-        ? {
-            workflowId: claim.workflowId,
-            fingerprint: claim.fingerprint,
-            ...(claim.runId ? { runId: claim.runId } : {}),
-            ...(claim.settled ? { settled: claim.settled } : {}),
-          }
-        : {};
-    },
-    /** A cancellation that reversed a paid payout records it on the owner's claim. */
-    async settleReversed(input: {
-      payoutId: string;
-      workflowId: string;
-      runId?: string;
-      fingerprint: string;
-    }): Promise<boolean> {
-      const r = await settleClaim(deps.pool, {
-        domain: PAYOUTS_DOMAIN,
-        entityId: input.payoutId,
-        workflowId: input.workflowId,
-        ...(input.runId ? { runId: input.runId } : {}),
-        fingerprint: input.fingerprint,
-        settled: 'reversed',
-      });
-      return r.settled;
     },
   };
 }

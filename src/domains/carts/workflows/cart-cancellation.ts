@@ -3,14 +3,20 @@
 // shipment cancelled, every charge refunded, every line released), so whichever path runs
 // first each provider undoes once. Workflow code.
 import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
-import { cancelSignal, proxyThroughOutage, type EventWorkflowInput } from '../../../workflow';
+import {
+  cancelSignal,
+  proxyThroughOutage,
+  type ClaimActivities,
+  type EventWorkflowInput,
+} from '../../../workflow';
 import type { CartActivities } from '../activities';
 import type { CartCancelledData } from '../cart-events';
+import { CARTS_DOMAIN } from './cart-names';
 import { cart } from './cart';
 
 // Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
 // our database's) for the worker's window instead of failing the cancellation.
-const own = proxyThroughOutage<Pick<CartActivities, 'findCartOwner' | 'settleCartReversed'>>('own');
+const own = proxyThroughOutage<Pick<ClaimActivities, 'findClaimOwner' | 'settleClaim'>>('own');
 const foreign =
   proxyThroughOutage<Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>>(
     'foreign',
@@ -33,12 +39,12 @@ export async function cartCancellation(
   input: EventWorkflowInput<CartCancelledData>,
 ): Promise<CartCancellationResult> {
   const { cartId, reason } = input.data;
-  let owner = await own.findCartOwner({ cartId });
+  let owner = await own.findClaimOwner({ domain: CARTS_DOMAIN, entityId: cartId });
   for (let waited = 0, pause = 1000; !owner.workflowId && waited < OWNER_WAIT_MS;) {
     await sleep(pause);
     waited += pause;
     pause = Math.min(pause * 2, 30_000);
-    owner = await own.findCartOwner({ cartId });
+    owner = await own.findClaimOwner({ domain: CARTS_DOMAIN, entityId: cartId });
   }
   if (!owner.workflowId) return { cartId, handledBy: 'cart-not-found' };
   const ownerWorkflowId = owner.workflowId;
@@ -60,11 +66,13 @@ export async function cartCancellation(
   await foreign.cancelCartShipment({ key: keys.unship!, cartId });
   await foreign.refundCart({ key: keys.refund!, cartId });
   await foreign.releaseCartLine({ key: keys.release!, cartId });
-  await own.settleCartReversed({
-    cartId,
+  await own.settleClaim({
+    domain: CARTS_DOMAIN,
+    entityId: cartId,
     workflowId: ownerWorkflowId,
-    runId: owner.runId,
+    ...(owner.runId ? { runId: owner.runId } : {}),
     fingerprint: owner.fingerprint!,
+    settled: 'reversed',
   });
   return { cartId, handledBy: 'reversed', ownerWorkflowId };
 }

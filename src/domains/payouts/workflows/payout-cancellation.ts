@@ -2,14 +2,20 @@
 // (its saga reverses what it did), a paid one is reversed here under the same `reverse` key,
 // so whichever path runs first the provider reverses once. Workflow code.
 import { getExternalWorkflowHandle, sleep, workflowInfo } from '@temporalio/workflow';
-import { cancelSignal, proxyThroughOutage, type EventWorkflowInput } from '../../../workflow';
+import {
+  cancelSignal,
+  proxyThroughOutage,
+  type ClaimActivities,
+  type EventWorkflowInput,
+} from '../../../workflow';
 import type { PayoutActivities } from '../activities';
 import type { PayoutCancelledData } from '../payout-events';
+import { PAYOUTS_DOMAIN } from './payout-names';
 import { payout } from './payout';
 
 // Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
 // our database's) for the worker's window instead of failing the cancellation.
-const own = proxyThroughOutage<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>('own');
+const own = proxyThroughOutage<Pick<ClaimActivities, 'findClaimOwner' | 'settleClaim'>>('own');
 const foreign = proxyThroughOutage<Pick<PayoutActivities, 'reverseTransfer'>>('foreign');
 
 /**
@@ -33,12 +39,12 @@ export async function payoutCancellation(
   input: EventWorkflowInput<PayoutCancelledData>,
 ): Promise<PayoutCancellationResult> {
   const { payoutId, reason } = input.data;
-  let owner = await own.findPayoutOwner({ payoutId });
+  let owner = await own.findClaimOwner({ domain: PAYOUTS_DOMAIN, entityId: payoutId });
   for (let waited = 0, pause = 1000; !owner.workflowId && waited < OWNER_WAIT_MS;) {
     await sleep(pause);
     waited += pause;
     pause = Math.min(pause * 2, 30_000);
-    owner = await own.findPayoutOwner({ payoutId });
+    owner = await own.findClaimOwner({ domain: PAYOUTS_DOMAIN, entityId: payoutId });
   }
   if (!owner.workflowId) return { payoutId, handledBy: 'payout-not-found' };
   const ownerWorkflowId = owner.workflowId;
@@ -57,11 +63,13 @@ export async function payoutCancellation(
   }
   // The payout's own reverse key: whichever path reverses first, the provider reverses once.
   await foreign.reverseTransfer({ key: payout.keysOf(payoutId).reverse!, payoutId });
-  await own.settleReversed({
-    payoutId,
+  await own.settleClaim({
+    domain: PAYOUTS_DOMAIN,
+    entityId: payoutId,
     workflowId: ownerWorkflowId,
-    runId: owner.runId,
+    ...(owner.runId ? { runId: owner.runId } : {}),
     fingerprint: owner.fingerprint!,
+    settled: 'reversed',
   });
   return { payoutId, handledBy: 'reversed', ownerWorkflowId };
 }
