@@ -222,7 +222,7 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
     assert.equal(unknown.code, 2);
     assert.match(
       unknown.stderr,
-      /unknown domain or command: refunds \(registered domains: orders, payouts;/,
+      /unknown domain or command: refunds \(registered domains: orders, payouts, carts;/,
     );
   });
 
