@@ -117,8 +117,8 @@ describe('a run at its seams (seams test domain, own dev server with lowered his
   });
 
   it('3. a step per item: each item its own key and its own undo', async () => {
-    const id = uniqueName('cart');
-    const h = await start('cart', { id: `${id}-abandon`, skus: ['apple', 'pear'] });
+    const id = uniqueName('items');
+    const h = await start('items', { id: `${id}-abandon`, skus: ['apple', 'pear'] });
     const result = await h.result();
     assert.equal(result.outcome, 'abandoned');
     assert.deepEqual(await effectsOf(`${id}-abandon`), [

@@ -2,7 +2,7 @@
 // API only. Workflow code.
 export { fallback } from './fallback';
 export { branches } from './branches';
-export { cart } from './cart';
+export { items } from './items';
 export { settled } from './settled';
 export { siblings } from './siblings';
 export { approval, approveSeam } from './approval';

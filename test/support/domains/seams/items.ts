@@ -2,8 +2,8 @@
 import { defineWorkflow } from '../../../../src/workflow';
 import { step, type Acts, type SeamData } from './steps';
 
-export const cart = defineWorkflow<SeamData, Acts>()({
-  name: 'cart',
+export const items = defineWorkflow<SeamData, Acts>()({
+  name: 'items',
   domain: 'seams',
   entity: { kind: 'seam', id: (d) => d.id },
   outcomes: ['abandoned'],
