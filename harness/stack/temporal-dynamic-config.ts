@@ -10,6 +10,17 @@ import { StackSettingError } from './topology';
 
 export const DYNAMIC_CONFIG_SETTING = 'ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG';
 
+/**
+ * Task queue fairness, which a self-hosted server leaves off (docs/production.md, "Fairness"):
+ * tenants' fairness keys and TENANT_WEIGHTS are honoured, and per-tenant provider limits held.
+ * Priority keys (live before replays and backfills) and queue rate limits need nothing: the
+ * server's matcher honours them by default. Both kinds of stack Temporal get it;
+ * ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG=matching.enableFairness=false turns it off (the fairness bench does).
+ */
+export const FAIRNESS_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigValue>> = {
+  'matching.enableFairness': true,
+};
+
 /** A dynamic config value: what JSON gives (strings need quotes, as for the CLI). */
 export type DynamicConfigValue = string | number | boolean;
 
