@@ -63,5 +63,6 @@ export {
 } from './workflows/retry-classes';
 export { describeFailure } from './workflows/failures';
 export { proxyThroughOutage, waitOutTransient } from './workflows/outage-wait';
+export { providerTaskQueue } from './util/provider-queue';
 export type { PublishEventResult } from './activities/publish-contract';
 export type { EventMeta, EventWorkflowInput } from './events/workflow-input';

@@ -19,6 +19,12 @@ export const DYNAMIC_CONFIG_SETTING = 'ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG';
  */
 export const FAIRNESS_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigValue>> = {
   'matching.enableFairness': true,
+  // Fairness and priority order a queue's tasks within each of its partitions, and a task
+  // lands on a random one (four by default): with one, a tenant's share and a live event's
+  // place are exact, as Temporal's own fairness tests run them. One process serves the
+  // stack's queues, so more partitions would buy it nothing (docs/production.md, "Fairness").
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
 };
 
 /** A dynamic config value: what JSON gives (strings need quotes, as for the CLI). */

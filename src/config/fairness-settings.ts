@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_NAME, PROVIDER_NAME_RULE } from '../workflows/provider-queue';
+import { PROVIDER_NAME, PROVIDER_NAME_RULE } from '../util/provider-queue';
 
 /** Temporal clamps fairness weights to this range; a weight outside it is a config error here. */
 const weight = z

@@ -6,11 +6,16 @@ import { cancelSignal, proxyThroughOutage, type EventWorkflowInput } from '../..
 import type { PayoutActivities } from '../activities';
 import type { PayoutCancelledData } from '../payout-events';
 import { payout } from './payout';
+import { PAYOUT_PROVIDER } from './payout-names';
 
 // Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
 // our database's) for the worker's window instead of failing the cancellation.
 const own = proxyThroughOutage<Pick<PayoutActivities, 'findPayoutOwner' | 'settleReversed'>>('own');
-const foreign = proxyThroughOutage<Pick<PayoutActivities, 'reverseTransfer'>>('foreign');
+const foreign = proxyThroughOutage<Pick<PayoutActivities, 'reverseTransfer'>>(
+  'foreign',
+  undefined,
+  PAYOUT_PROVIDER.bank,
+);
 
 /**
  * How long a cancellation waits for its payout's run to claim the payout. The bridge starts
