@@ -46,17 +46,26 @@ const rate = z.number('must be a number').positive('must be more than 0');
 
 /** PROVIDER_RATE_LIMITS: `{"mail": 10, "card": {"perSecond": 50, "perTenant": 5}}`. */
 export const providerRateLimits = json(
-  z.record(
-    z.string().regex(PROVIDER_NAME, `a provider name ${PROVIDER_NAME_RULE}`),
-    z.union(
-      [
-        rate.transform((perSecond): ProviderRateLimit => ({ perSecond })),
-        z
-          .strictObject({ perSecond: rate.optional(), perTenant: rate.optional() })
-          .refine((l) => l.perSecond !== undefined || l.perTenant !== undefined, 'name a limit'),
-      ],
-      'must be calls per second or { perSecond, perTenant }',
-    ),
-    'must be a JSON object from provider to its limit',
-  ),
+  z
+    .record(
+      z.string(),
+      z.union(
+        [
+          rate.transform((perSecond): ProviderRateLimit => ({ perSecond })),
+          z
+            .strictObject({ perSecond: rate.optional(), perTenant: rate.optional() })
+            .refine((l) => l.perSecond !== undefined || l.perTenant !== undefined, 'name a limit'),
+        ],
+        'must be calls per second or { perSecond, perTenant }',
+      ),
+      'must be a JSON object from provider to its limit',
+    )
+    // Names are checked here, not by the record's key schema, whose error only says "Invalid key".
+    .superRefine((limits, ctx) => {
+      for (const name of Object.keys(limits).filter((n) => !PROVIDER_NAME.test(n)))
+        ctx.addIssue({
+          code: 'custom',
+          message: `provider ${JSON.stringify(name)} ${PROVIDER_NAME_RULE}`,
+        });
+    }),
 );
