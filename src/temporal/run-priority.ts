@@ -39,10 +39,23 @@ export function priorityOf(origin: RunOrigin, tenant?: string): Priority {
   };
 }
 
-/** A run's priority as Temporal reports it (describe), in one line: `tenant acme · priority 2`. */
+/** What Temporal gives a run started without a priority key (the middle of its five). */
+export const DEFAULT_PRIORITY_KEY = 3;
+
+/**
+ * A run's priority as Temporal reports it (describe), in one line for `show`:
+ * `2 (live) · tenant acme`, `4 (behind live)`, `3 (Temporal's default) · no tenant`.
+ */
 export function describePriority(priority: Priority | undefined): string {
-  const key = priority?.priorityKey || 3;
-  const tenant = priority?.fairnessKey;
-  const origin = key === PRIORITY_KEY.live ? 'live' : key > PRIORITY_KEY.live ? 'behind live' : '';
-  return `${tenant ? `tenant ${tenant} · ` : ''}priority ${key}${origin ? ` (${origin})` : ''}`;
+  const key = priority?.priorityKey || DEFAULT_PRIORITY_KEY;
+  const origin =
+    key === PRIORITY_KEY.live
+      ? 'live'
+      : key === PRIORITY_KEY.replay
+        ? 'behind live: a replay, backfill or bulk retry'
+        : key === DEFAULT_PRIORITY_KEY
+          ? "Temporal's default"
+          : 'set elsewhere';
+  const tenant = priority?.fairnessKey ? `tenant ${priority.fairnessKey}` : 'no tenant';
+  return `${key} (${origin}) · ${tenant}`;
 }

@@ -5,6 +5,7 @@ import { deriveWorkflowId, versionIdentity } from '../../../src/events/identity'
 import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { DlqReplayFixture } from '../../support/dlq-replay-fixture';
+import { runOps } from '../../support/ops-cli';
 import { uniqueName } from '../../support/services';
 
 /**
@@ -69,6 +70,15 @@ describe('fairness: a run starts with its tenant and its origin as Temporal prio
       { key: 4, tenant: 'acme' },
       'a replayed event goes behind live ones, in its tenant',
     );
+    // `orders show` says what Temporal says: the tenant and the priority, as JSON and a line.
+    const shown = await runOps(['orders', 'show', big, '--json'], fx.env());
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.deepEqual(
+      { tenant: shown.json.tenant, priority: shown.json.priority },
+      { tenant: 'acme', priority: 4 },
+    );
+    const human = await runOps(['orders', 'show', live], fx.env());
+    assert.match(human.stdout, /priority: +2 \(live\) · tenant acme/);
     assert.match(
       (await replayed.staticDetails()) ?? '',
       /\*\*priority\*\* 4 · \*\*tenant\*\* `acme`/,
