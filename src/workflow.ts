@@ -63,6 +63,7 @@ export {
 } from './workflows/retry-classes';
 export { describeFailure } from './workflows/failures';
 export { proxyThroughOutage, waitOutTransient } from './workflows/outage-wait';
+export { providerTaskQueue } from './util/provider-queue';
 export type { PublishEventResult } from './activities/publish-contract';
 export type { ClaimActivities, ClaimOwner } from './activities/claims';
 export type { EventMeta, EventWorkflowInput } from './events/workflow-input';

@@ -8,6 +8,8 @@
  *            --events 3000 --concurrency 32 --duplicates 20000   (bridge part, harness/bench/bridge.ts)
  *            --drain-orders 2000 --drain-payouts 50 --floor-workflows 2000 --profile (drain part)
  *            --only drain                                          (skip the other phases)
+ *            --only fairness --orders 5000 --backfill 2000 --mail-limit 10 --baseline 60s
+ *                                                                  (bursts: harness/bench/fairness.ts)
  *            --temporal dev|server --kafka-brokers 1|3             (the stack's topology)
  *
  * Every figure is measured in this run; nothing is estimated or carried over.
@@ -28,6 +30,9 @@ import { benchEndToEnd } from './e2e';
 import { benchDrain, type DrainResult } from './drain';
 import { formatDrain } from './drain-table';
 import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
+import { benchFairness, formatFairness } from './fairness';
+import { restartTemporal } from '../stack/restart';
+import { DYNAMIC_CONFIG_SETTING } from '../stack/temporal-dynamic-config';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -46,12 +51,17 @@ async function main(): Promise<void> {
       'floor-workflows': { type: 'string' },
       profile: { type: 'boolean' },
       only: { type: 'string' },
+      orders: { type: 'string' },
+      backfill: { type: 'string' },
+      'mail-limit': { type: 'string' },
+      baseline: { type: 'string' },
       ...TOPOLOGY_OPTIONS,
     },
   });
   const topology = applyTopologyOptions(values);
-  if (values.only !== undefined && values.only !== 'drain')
-    throw new Error(`--only ${values.only}: the only phase that runs alone is "drain"`);
+  if (values.only !== undefined && values.only !== 'drain' && values.only !== 'fairness')
+    throw new Error(`--only ${values.only}: the phases that run alone are "drain" and "fairness"`);
+  if (values.only === 'fairness') return runFairness(values, topology);
   const drainOrders = Number(values['drain-orders'] ?? 2000);
   if (!Number.isInteger(drainOrders) || drainOrders <= 0)
     throw new Error(`--drain-orders must be a positive integer, got ${values['drain-orders']}`);
@@ -149,6 +159,63 @@ async function main(): Promise<void> {
     );
   } finally {
     await pool.end();
+    await client.connection.close();
+    await stack.stop();
+  }
+}
+
+/** A positive whole number of an option, or its default. */
+function countOption(values: Record<string, unknown>, name: string, fallback: number): number {
+  const raw = values[name];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`--${name} must be a positive integer, got ${String(raw)}`);
+  return n;
+}
+
+/** `--only fairness`: the burst scenarios alone, on a stack of their own (harness/bench/fairness.ts). */
+async function runFairness(
+  values: Record<string, unknown>,
+  topology: ReturnType<typeof applyTopologyOptions>,
+): Promise<void> {
+  if (topology.temporal !== 'dev')
+    throw new Error(
+      '--only fairness turns fairness off by restarting the dev server: run it with --temporal dev',
+    );
+  buildProduction();
+  const stack = await startPreparedStack();
+  const config = loadConfig();
+  const client = await connectClient(config);
+  const kafka = createKafka(config.kafka, 'bench');
+  // Off: the stack's own dynamic config plus fairness off; on: as it was.
+  const dynamic = process.env[DYNAMIC_CONFIG_SETTING];
+  const setFairness = async (on: boolean) => {
+    const off = [dynamic, 'matching.enableFairness=false'].filter(Boolean).join(',');
+    if (on && dynamic === undefined) delete process.env[DYNAMIC_CONFIG_SETTING];
+    else process.env[DYNAMIC_CONFIG_SETTING] = on ? dynamic : off;
+    await restartTemporal(stack);
+  };
+  try {
+    const result = await benchFairness(
+      {
+        orders: countOption(values, 'orders', 5000),
+        backfill: countOption(values, 'backfill', 2000),
+        mailLimit: countOption(values, 'mail-limit', 10),
+        baselineSeconds: parseDuration(String(values.baseline ?? '60s'), '--baseline') / 1000,
+      },
+      { config, client, kafka, env: stack.state.env, logs: stack.paths.logs },
+      setFairness,
+    );
+    const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}`;
+    process.stdout.write(
+      `\nmachine: ${machine}\nstack: ${describeTopology(topology)}\n${formatFairness(result)}`,
+    );
+    mkdirSync(resolve(ROOT, 'artifacts'), { recursive: true });
+    writeFileSync(
+      resolve(ROOT, 'artifacts', 'bench-fairness.json'),
+      `${JSON.stringify({ at: new Date().toISOString(), machine, topology, ...result }, null, 2)}\n`,
+    );
+  } finally {
     await client.connection.close();
     await stack.stop();
   }

@@ -39,8 +39,8 @@ export const ORDER_STEPS = [reserve, recheck, charge, email, announce] as const;
   },
   {
     file: 'domains/payouts/workflows/payout.ts',
-    find: "    notify: { activity: 'notifyBeneficiary'",
-    replace: "    tell: { activity: 'notifyBeneficiary'",
+    find: "    notify: {\n      activity: 'notifyBeneficiary'",
+    replace: "    tell: {\n      activity: 'notifyBeneficiary'",
   },
   {
     file: 'domains/payouts/workflows/payout.ts',
@@ -50,8 +50,8 @@ export const ORDER_STEPS = [reserve, recheck, charge, email, announce] as const;
   {
     // Renamed inside a branch of a Promise.all: carts after the deploy mail under ship-notice.
     file: 'domains/carts/workflows/cart.ts',
-    find: "    notice: { activity: 'mailCartCustomer'",
-    replace: "    'ship-notice': { activity: 'mailCartCustomer'",
+    find: "    notice: {\n      activity: 'mailCartCustomer'",
+    replace: "    'ship-notice': {\n      activity: 'mailCartCustomer'",
   },
   {
     file: 'domains/carts/workflows/cart.ts',
@@ -67,8 +67,8 @@ export const RELEASES: ReadonlyArray<readonly Change[]> = [
     ...RELEASE_1,
     {
       file: 'domains/payouts/workflows/payout.ts',
-      find: "    tell: { activity: 'notifyBeneficiary'",
-      replace: "    inform: { activity: 'notifyBeneficiary'",
+      find: "    tell: {\n      activity: 'notifyBeneficiary'",
+      replace: "    inform: {\n      activity: 'notifyBeneficiary'",
     },
     {
       file: 'domains/payouts/workflows/payout.ts',

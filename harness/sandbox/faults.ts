@@ -23,6 +23,13 @@ export const endpointFaultsSchema = z.object({
    * crash tests kill the worker in this window). Counts against `limit`. Default 0.
    */
   holdResponseMs: z.number().int().min(0).max(600_000).default(0),
+  /**
+   * Share of fresh requests answered 429 with `Retry-After: retryAfterSeconds` before anything
+   * commits (the provider's own rate limit). Default 0.
+   */
+  rateLimitedRate: rate.default(0),
+  /** The Retry-After of an injected 429, in seconds. Default 1. */
+  retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
   /** Injected faults (of any kind) before the endpoint turns healthy. Default: no limit. */
   limit: z.number().int().min(0).optional(),
 });
@@ -36,6 +43,8 @@ export const faultSettingsSchema = z.object({
 export type FaultSettings = z.input<typeof faultSettingsSchema>;
 
 export interface FaultDecision {
+  /** Seconds of the 429's Retry-After; undefined: no 429. */
+  rateLimitedFor?: number;
   failBeforeCommit: boolean;
   timeoutAfterCommit: boolean;
   latencyMs: number;
@@ -43,6 +52,8 @@ export interface FaultDecision {
 }
 
 const HEALTHY: EndpointFaults = {
+  rateLimitedRate: 0,
+  retryAfterSeconds: 1,
   failBeforeCommitRate: 0,
   timeoutAfterCommitRate: 0,
   latencyMs: 0,
@@ -94,6 +105,17 @@ export class FaultInjector {
     // Both draws always happen so the sequence does not depend on which fault fired.
     const a = this.random();
     const b = this.random();
+    // A third draw only when 429s are asked for: seeded runs without them keep their sequence.
+    if (f.rateLimitedRate > 0 && budgetLeft && this.random() < f.rateLimitedRate) {
+      this.injected.set(endpoint, used + 1);
+      return {
+        rateLimitedFor: f.retryAfterSeconds,
+        failBeforeCommit: false,
+        timeoutAfterCommit: false,
+        latencyMs: f.latencyMs,
+        holdResponseMs: 0,
+      };
+    }
     const failBeforeCommit = budgetLeft && a < f.failBeforeCommitRate;
     const timeoutAfterCommit = budgetLeft && !failBeforeCommit && b < f.timeoutAfterCommitRate;
     const holdResponseMs =

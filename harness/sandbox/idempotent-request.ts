@@ -78,6 +78,15 @@ export async function handleIdempotentRequest(
   const lease = { scope, key: request.key, leaseToken: claim.leaseToken };
   const fault = ctx.faults.decide(request.endpoint);
   if (fault.latencyMs > 0) await pause(fault.latencyMs);
+  if (fault.rateLimitedFor !== undefined) {
+    await releaseKey(ctx.pool, lease);
+    res.setHeader('retry-after', String(fault.rateLimitedFor));
+    return sendJson(
+      res,
+      429,
+      errorBody('rate_limited', 'too many requests; retry after the delay'),
+    );
+  }
   if (fault.failBeforeCommit) {
     await releaseKey(ctx.pool, lease);
     return sendJson(res, 500, errorBody('injected_failure', 'injected failure before commit'));

@@ -10,6 +10,23 @@ import { StackSettingError } from './topology';
 
 export const DYNAMIC_CONFIG_SETTING = 'ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG';
 
+/**
+ * Task queue fairness, which a self-hosted server leaves off (docs/production.md, "Fairness"):
+ * tenants' fairness keys and TENANT_WEIGHTS are honoured, and per-tenant provider limits held.
+ * Priority keys (live before replays and backfills) and queue rate limits need nothing: the
+ * server's matcher honours them by default. Both kinds of stack Temporal get it;
+ * ONCEFLOW_TEMPORAL_DYNAMIC_CONFIG=matching.enableFairness=false turns it off (the fairness bench does).
+ */
+export const FAIRNESS_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigValue>> = {
+  'matching.enableFairness': true,
+  // Fairness and priority order a queue's tasks within each of its partitions, and a task
+  // lands on a random one (four by default): with one, a tenant's share and a live event's
+  // place are exact, as Temporal's own fairness tests run them. One process serves the
+  // stack's queues, so more partitions would buy it nothing (docs/production.md, "Fairness").
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
 /** A dynamic config value: what JSON gives (strings need quotes, as for the CLI). */
 export type DynamicConfigValue = string | number | boolean;
 

@@ -7,7 +7,11 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { VERSIONS, type StackPaths } from './paths';
 import { installGoTool, type GoTool } from './go-install';
 import { spawnService } from './processes';
-import { readExtraDynamicConfig } from './temporal-dynamic-config';
+import {
+  FAIRNESS_DYNAMIC_CONFIG,
+  readExtraDynamicConfig,
+  type DynamicConfigValue,
+} from './temporal-dynamic-config';
 import { TEMPORAL_DB } from './temporal-server-db';
 import { waitFor } from '../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../src/temporal/search-attributes';
@@ -94,7 +98,8 @@ function sqlStore(database: string, postgresPort: number, maxConns: number): obj
  * it. Search attributes need no cache flag here: the stack waits until the frontend's
  * namespace cache has them.
  */
-const DYNAMIC_CONFIG: Record<string, number> = {
+const DYNAMIC_CONFIG: Record<string, DynamicConfigValue> = {
+  ...FAIRNESS_DYNAMIC_CONFIG,
   'frontend.rps': 10_000,
   'frontend.namespaceRPS': 10_000,
   // The dev server's own default; the server's (10/s) throttles the ops CLI and reconcile.

@@ -13,7 +13,11 @@ import { Connection } from '@temporalio/client';
 import { VERSIONS, type StackPaths } from './paths';
 import { hasCommand, runCommand } from './run-command';
 import { spawnService } from './processes';
-import { readExtraDynamicConfig, type DynamicConfigValue } from './temporal-dynamic-config';
+import {
+  FAIRNESS_DYNAMIC_CONFIG,
+  readExtraDynamicConfig,
+  type DynamicConfigValue,
+} from './temporal-dynamic-config';
 import { waitFor } from '../../src/util/wait';
 import { SEARCH_ATTRIBUTE } from '../../src/temporal/search-attributes';
 
@@ -161,9 +165,11 @@ export function startTemporal(
     // the suite, and a worker then fails to register (ResourceExhausted).
     '--dynamic-config-value',
     'matching.maxDeployments=100000',
-    ...Object.entries({ ...readExtraDynamicConfig(), ...options.dynamicConfig }).flatMap(
-      ([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`],
-    ),
+    ...Object.entries({
+      ...FAIRNESS_DYNAMIC_CONFIG,
+      ...readExtraDynamicConfig(),
+      ...options.dynamicConfig,
+    }).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     // The Web UI decrypts payloads through the stack's codec server (issue 17).
     ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),

@@ -134,3 +134,14 @@ export const base64Key = z
   .string()
   .trim()
   .refine((s) => Buffer.from(s, 'base64').length >= 16, 'must be base64 of at least 16 bytes');
+
+/** An ISO 8601 time (`2026-05-01T00:00:00Z`) as milliseconds since the epoch. */
+export const isoTime = z
+  .string()
+  .trim()
+  .refine(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !isNaN(Date.parse(s)),
+    'must be an ISO time (e.g. 2026-05-01T00:00:00Z)',
+  )
+  .transform((s) => Date.parse(s));

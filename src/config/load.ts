@@ -262,7 +262,17 @@ function toConfig(e: Env) {
       dlqReplicationFactor: e.BRIDGE_DLQ_REPLICATION_FACTOR,
       /** JSON of extra routes (see src/events/routes.ts, parseExtraRoutes). */
       extraRoutes: e.BRIDGE_EXTRA_ROUTES,
+      /** BRIDGE_MODE: `live`, or `backfill` (own consumer group, runs behind live ones). */
+      mode: e.BRIDGE_MODE,
+      /** BRIDGE_BACKFILL_FROM in ms since the epoch; undefined: the oldest retained offset. */
+      backfillFromMs: e.BRIDGE_BACKFILL_FROM,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
+    },
+    fairness: {
+      /** TENANT_WEIGHTS: tenant → fairness weight, set on the task queues at worker start. */
+      tenantWeights: e.TENANT_WEIGHTS,
+      /** PROVIDER_RATE_LIMITS: provider → its calls per second (and per tenant). */
+      providerRateLimits: e.PROVIDER_RATE_LIMITS,
     },
     providers: {
       /** Base URL of the payment and mail APIs (no trailing slash). */

@@ -17,7 +17,9 @@ import {
   schemaName,
   sslMode,
   httpUrl,
+  isoTime,
 } from './env-schema';
+import { providerRateLimits, tenantWeights } from './fairness-settings';
 
 /**
  * THE settings of onceflow: every environment variable, its parser, default and meaning, once.
@@ -329,6 +331,19 @@ export const SETTINGS = {
       '`default.replication.factor` (its `min.insync.replicas` pinned on the topic).',
     shownDefault: "the cluster's",
   },
+  BRIDGE_MODE: {
+    parse: z.enum(['live', 'backfill'], 'must be live or backfill'),
+    default: 'live',
+    doc:
+      '`backfill`: the bridge re-reads its topics in a consumer group of its own ' +
+      '(`<KAFKA_GROUP_ID>-backfill`) and starts its runs behind live traffic (docs/bridge.md, "Backfills").',
+  },
+  BRIDGE_BACKFILL_FROM: {
+    parse: isoTime,
+    doc:
+      'Where a backfill starts reading when its group has no offsets yet: an ISO time (the first ' +
+      'offset written at or after it); unset: the oldest retained offset.',
+  },
   BRIDGE_EXTRA_ROUTES: {
     parse: nonEmpty,
     doc: 'JSON of extra routes: event type → workflow type or { workflowType, identity, workflowIdPrefix }.',
@@ -358,6 +373,20 @@ export const SETTINGS = {
       'How long the sandbox providers remember an idempotency key and its stored response ' +
       '(Stripe keeps them 24 h): a key sent again later acts again, as at a real provider. ' +
       'The order claim, not the provider, is what keeps an order from acting twice.',
+  },
+  TENANT_WEIGHTS: {
+    parse: tenantWeights,
+    default: '{}',
+    doc:
+      'JSON of tenant → fairness weight (0.001..1000; others 1): a tenant of weight 2 gets twice ' +
+      "the share of a busy task queue. Set on Temporal's task queues at worker start.",
+  },
+  PROVIDER_RATE_LIMITS: {
+    parse: providerRateLimits,
+    default: '{}',
+    doc:
+      'JSON of provider → calls per second, or { perSecond, perTenant }: Temporal holds the ' +
+      'rate on the provider\'s task queue across every worker (docs/api.md, "Providers").',
   },
   ORDERS_EVENTS_TOPIC: {
     parse: nonEmpty,

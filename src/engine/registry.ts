@@ -139,3 +139,19 @@ export function checkWorkflowExports(domains: readonly Domain[]): void {
     }
   }
 }
+
+/**
+ * The providers the domains' engine-built workflows declare (a step's, a compensation's or a
+ * publication's `provider`), sorted: the activity task queues a worker must poll. Loads the
+ * workflows modules as checkWorkflowExports does (cached by require).
+ */
+export function declaredProviders(domains: readonly Domain[]): string[] {
+  const providers = new Set<string>();
+  for (const domain of domains) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a path only known at run time
+    const exported = require(domain.workflowsPath) as Record<string, unknown>;
+    for (const value of Object.values(exported))
+      for (const provider of definitionOf(value)?.providers ?? []) providers.add(provider);
+  }
+  return [...providers].sort();
+}

@@ -3,6 +3,7 @@ import type { Envelope } from './envelope';
 import { resolveFraming, type FramingSpec } from './framing';
 import type { IdentityFunction, IdentityStrategy } from './identity';
 import type { Route } from './routes';
+import { resolveTenant, type TenantSpec } from './tenant';
 
 /** What a team declares for one event type: where it comes from and which workflow it starts. */
 export interface RouteSpec<TData> {
@@ -78,6 +79,17 @@ export interface RouteSpec<TData> {
    */
   customerId?: (data: TData) => string | undefined;
   /**
+   * The tenant the event belongs to (a merchant, a customer account): the run's fairness key,
+   * so one tenant's flood does not starve the others on Temporal's task queues
+   * (docs/production.md, "Fairness"). A field of the validated data, a header, or a function;
+   * a value longer than 64 bytes becomes a head, `~` and a hash. An event without one runs in
+   * the tenantless share. Default: none (every run in one share).
+   * @example tenant: { field: 'merchantId' }
+   * @example tenant: { header: 'tenant-id' }
+   * @example tenant: (d, e) => d.merchantId ?? e.aggregateId.split('-')[0]
+   */
+  tenant?: TenantSpec<TData>;
+  /**
    * A rule across the envelope and the data that the schema cannot see: what is wrong, or
    * undefined. A broken rule dead-letters the event `validation-failed`. Default: none.
    * @example check: (e, d) => (d.cardId === e.aggregateId ? undefined : 'cardId must be the aggregate ID')
@@ -112,5 +124,6 @@ export function defineRoute<TData>(spec: RouteSpec<TData>): Route {
     ...(spec.entityId ? { entityId: spec.entityId as Route['entityId'] } : {}),
     ...(spec.customerId ? { customerId: spec.customerId as Route['customerId'] } : {}),
     ...(spec.check ? { checkEvent: spec.check as Route['checkEvent'] } : {}),
+    ...(spec.tenant !== undefined ? { tenant: resolveTenant(spec.tenant) } : {}),
   };
 }

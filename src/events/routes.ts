@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config-error';
 import type { DataSchema } from './data-schema';
 import type { Envelope } from './envelope';
 import { ENVELOPE_FRAMING, type Framing } from './framing';
+import type { TenantOf } from './tenant';
 import { IDENTITY_STRATEGIES, type IdentityFunction, type IdentityStrategy } from './identity';
 
 /** Where one event type goes: the workflow it starts and how its identity is derived. */
@@ -34,6 +35,8 @@ export interface Route {
   entityId?: (data: never) => string | undefined;
   /** The `CustomerId` search attribute's value (hashed when configured). Default: none. */
   customerId?: (data: never) => string | undefined;
+  /** The run's tenant (its fairness key), from the message and its validated data. Default: none. */
+  tenant?: TenantOf;
 }
 
 /** Event type → route. Read-only: a table is built once at start and shared. */

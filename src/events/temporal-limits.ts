@@ -69,15 +69,25 @@ export function markdownCodeWithin(text: string, maxBytes: number): string {
 }
 
 /**
- * A Keyword search attribute value within MAX_KEYWORD_LENGTH and MAX_KEYWORD_BYTES: unchanged
+ * Temporal's limit on a fairness key (a run's tenant): 64 bytes. A longer tenant becomes a
+ * readable head, `~` and a hash (boundKeyword), so two tenants never share one key.
+ */
+export const MAX_FAIRNESS_KEY_BYTES = 64;
+
+/**
+ * A Keyword search attribute value within MAX_KEYWORD_LENGTH and MAX_KEYWORD_BYTES (or the
+ * bounds given: a fairness key's, MAX_FAIRNESS_KEY_BYTES): unchanged
  * when it fits and is well-formed Unicode, else a readable head, `~` and a sha256 of the whole
  * value, so two different values stay different and a search by the shortened value finds
  * exactly this event.
  */
-export function boundKeyword(value: string): string {
+export function boundKeyword(
+  value: string,
+  maxBytes = MAX_KEYWORD_BYTES,
+  maxChars = MAX_KEYWORD_LENGTH,
+): string {
   const wellFormed = (value as string & { isWellFormed(): boolean }).isWellFormed();
-  if (wellFormed && value.length <= MAX_KEYWORD_LENGTH && utf8Length(value) <= MAX_KEYWORD_BYTES)
-    return value;
+  if (wellFormed && value.length <= maxChars && utf8Length(value) <= maxBytes) return value;
   // A lone surrogate would reach visibility as U+FFFD, merging it with a real U+FFFD; the
   // hash of its UTF-16 code units keeps the two apart.
   const hash = createHash('sha256')
@@ -86,7 +96,7 @@ export function boundKeyword(value: string): string {
     .slice(0, KEYWORD_HASH_HEX);
   const room = KEYWORD_HASH_HEX + 1;
   const whole = (value as string & { toWellFormed(): string }).toWellFormed();
-  const cut = truncateText(whole, MAX_KEYWORD_BYTES - room, MAX_KEYWORD_LENGTH - room);
+  const cut = truncateText(whole, maxBytes - room, maxChars - room);
   // A cut head ends with `…`; the hash already says the value goes on.
   const head = cut === whole ? whole : cut.slice(0, -ELLIPSIS.length);
   return `${head}~${hash}`;

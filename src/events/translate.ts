@@ -1,4 +1,10 @@
-import { type ParseEnvelopeOptions, type PoisonReason, type RawMessage } from './envelope';
+import {
+  readHeader,
+  type ParseEnvelopeOptions,
+  type PoisonReason,
+  type RawMessage,
+} from './envelope';
+import { REPLAY_OF_HEADER } from './replay-header';
 import { frameMessage } from './framing';
 import type { DecodedValue } from './message-value';
 import { validateData } from './data-schema';
@@ -73,6 +79,10 @@ export interface StartCommand {
   memo: StartMemo;
   /** Static summary shown in the Web UI's workflow list; at most MAX_SUMMARY_BYTES. */
   summary: string;
+  /** The route's tenant of this event (its fairness key, bounded by the starter); none: unset. */
+  tenant?: string;
+  /** `replay` when an operator's DLQ replay sent it (the replay header), else `live`. */
+  origin: 'live' | 'replay';
 }
 
 export interface PoisonCommand {
@@ -186,6 +196,7 @@ function doTranslate(
     ? attributeValue(route.entityId(data as never))
     : envelope.aggregateId;
   const customerId = attributeValue(route.customerId?.(data as never));
+  const tenant = route.tenant?.(message, envelope, data);
   return {
     kind: 'start',
     identity,
@@ -222,5 +233,7 @@ function doTranslate(
           `${truncateText(envelope.eventType, 100)} ${markdownCodeWithin(envelope.aggregateId, 200)}${version !== undefined ? ` v${version}` : ''} → ${route.workflowType}`,
       MAX_SUMMARY_BYTES,
     ),
+    ...(tenant !== undefined ? { tenant } : {}),
+    origin: readHeader(message.headers, REPLAY_OF_HEADER) !== undefined ? 'replay' : 'live',
   };
 }

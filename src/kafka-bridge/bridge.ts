@@ -15,6 +15,7 @@ import { LedgerWriteQueue } from './ledger-write-queue';
 import { PartitionCommits } from './partition-commits';
 import { PartitionOwnership, isMembershipLost } from './partition-ownership';
 import { startOrDeduplicate } from './workflow-starter';
+import { bridgeGroupOf, seekBackfillStart } from './backfill';
 import { checkTopicFramings, routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
 import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
 import { createRegistryProbe } from '../kafka/registry-probe';
@@ -37,7 +38,7 @@ export interface BridgeOptions {
   ledgerSchema?: string;
   /** Topics of the routes that name none (default: config.kafka.topics); routes' own are read besides. */
   topics?: string[];
-  /** Default: config.kafka.groupId. */
+  /** Default: config.kafka.groupId (its backfill group in BRIDGE_MODE=backfill). */
   groupId?: string;
   /** Default: config.temporal.taskQueue. */
   taskQueue?: string;
@@ -115,8 +116,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     temporalNamespace: options.client.options.namespace,
     ...(registry ? { registryUrl: registry.url } : {}),
   };
+  const groupId = options.groupId ?? bridgeGroupOf(config);
+  const backfill = config.bridge.mode === 'backfill';
   const consumer = createBridgeConsumer(kafka, {
-    groupId: options.groupId ?? config.kafka.groupId,
+    groupId,
     sessionTimeoutMs: config.bridge.sessionTimeoutMs,
     metrics,
     log,
@@ -189,6 +192,20 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     await producer.disconnect();
     throw err;
   }
+  if (backfill && config.bridge.backfillFromMs !== undefined) {
+    const admin = kafka.admin();
+    await connectWhileUnavailable(() => admin.connect(), { ...connectOptions, what: 'admin' });
+    try {
+      const set = await seekBackfillStart(admin, groupId, topics, config.bridge.backfillFromMs);
+      if (set.length > 0)
+        log.info(
+          { groupId, topics: set, from: new Date(config.bridge.backfillFromMs).toISOString() },
+          'backfill starts at BRIDGE_BACKFILL_FROM',
+        );
+    } finally {
+      await admin.disconnect();
+    }
+  }
   await connectWhileUnavailable(() => consumer.connect(), { ...connectOptions, what: 'consumer' });
   for (const topic of topics) {
     await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
@@ -228,6 +245,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
               options.client.withAbortSignal(signal, () =>
                 startOrDeduplicate(options.client, taskQueue, cmd, source, {
                   traceUrl: config.tracing.traceUrl,
+                  backfill,
                 }),
               ),
             sendToDlq: async (record) => {

@@ -10,6 +10,7 @@ import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
 import { createClient, temporalConnectionOptions } from '../temporal/connection';
 import { startBridge } from './bridge';
+import { bridgeGroupOf } from './backfill';
 import { checkCodecs, CodecSelfTestError } from '../kafka/codecs';
 import { createKafka } from '../kafka/kafka-client';
 import { createBridgeMetrics, serveMetrics } from './metrics';
@@ -83,7 +84,8 @@ export async function runBridge(options: RunBridgeOptions): Promise<void> {
     log.info(
       {
         topics: bridge.topics,
-        groupId: config.kafka.groupId,
+        groupId: bridgeGroupOf(config),
+        mode: config.bridge.mode,
         metricsPort: typeof address === 'object' ? address?.port : undefined,
       },
       'bridge consuming',

@@ -3,7 +3,8 @@ import {
   WorkflowExecutionAlreadyStartedError,
   type Client,
 } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { Priority, SearchAttributePair } from '@temporalio/common';
+import { priorityOf } from '../temporal/run-priority';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import type { EventWorkflowInput } from '../events/workflow-input';
 import { classifyError } from './classify-error';
@@ -48,12 +49,18 @@ export function detailsOf(
   cmd: StartCommand,
   source: SourcePosition,
   trace?: { traceId: string; link?: string },
+  priority?: Priority,
 ): string {
   return truncateText(
     [
       `**event** ${cmd.eventType} ${markdownCode(cmd.eventId)}`,
       `**identity** ${markdownCode(cmd.identity)}`,
       `**source** ${source.topic} / partition ${source.partition} / offset ${source.offset}`,
+      ...(priority
+        ? [
+            `**priority** ${priority.priorityKey}${priority.fairnessKey ? ` · **tenant** ${markdownCode(priority.fairnessKey)}` : ''}`,
+          ]
+        : []),
       `**fingerprint** ${markdownCode(cmd.fingerprint)}`,
       ...(trace
         ? [`**trace** ${trace.link ? `[${trace.traceId}](${trace.link})` : trace.traceId}`]
@@ -97,9 +104,17 @@ export async function startOrDeduplicate(
   options: {
     /** ONCEFLOW_TRACE_URL: the trace link in the workflow's details. Default: none. */
     traceUrl?: string;
+    /**
+     * A bridge in BRIDGE_MODE=backfill: its runs start behind live traffic. Default: false
+     * (a live event, or a DLQ replay when the message carries the replay header).
+     */
+    backfill?: boolean;
   } = {},
 ): Promise<StartOutcome> {
   const traceId = activeTraceId();
+  // Temporal's priority: the route's tenant is the fairness key, the origin the priority key
+  // (activities and children inherit both).
+  const priority = priorityOf(options.backfill ? 'backfill' : cmd.origin, cmd.tenant);
   const trace = traceId ? { traceId, link: traceLinkOf(traceId, options.traceUrl) } : undefined;
   const input: EventWorkflowInput<unknown> = {
     data: cmd.data,
@@ -123,7 +138,8 @@ export async function startOrDeduplicate(
       memo: { ...cmd.memo, source },
       typedSearchAttributes: searchAttributesOf(cmd),
       staticSummary: cmd.summary,
-      staticDetails: detailsOf(cmd, source, trace),
+      staticDetails: detailsOf(cmd, source, trace, priority),
+      priority,
     });
     return { kind: 'started', runId: handle.firstExecutionRunId };
   } catch (err) {

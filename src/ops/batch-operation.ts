@@ -22,7 +22,10 @@ export interface BatchTarget {
 export type BatchOperation =
   | { signalOperation: temporal.api.batch.v1.IBatchOperationSignal }
   | { cancellationOperation: temporal.api.batch.v1.IBatchOperationCancellation }
-  | { unpauseActivitiesOperation: temporal.api.batch.v1.IBatchOperationUnpauseActivities };
+  | { unpauseActivitiesOperation: temporal.api.batch.v1.IBatchOperationUnpauseActivities }
+  | {
+      updateWorkflowOptionsOperation: temporal.api.batch.v1.IBatchOperationUpdateWorkflowExecutionOptions;
+    };
 
 /** What the server counted for a finished batch job. */
 export interface BatchCounts {

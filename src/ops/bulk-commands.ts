@@ -4,7 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
-import { runBatch } from './batch-operation';
+import type { Client } from '@temporalio/client';
+import { runBatch, type BatchTarget } from './batch-operation';
+import { PRIORITY_KEY } from '../temporal/run-priority';
 import type { OpsDomain } from './ops-domain';
 import {
   PARKED_STEPS,
@@ -75,6 +77,51 @@ export function summaryLine(
     `${verb}: ${counts.signalled} signalled, ${counts.skipped} skipped (${skippedWhy}), ${counts.failed} failed` +
     ` of ${counts.selected} selected${jobIds.length ? ` · batch ${jobIds.join(', ')}` : ''}`
   );
+}
+
+/** What the priority batch of a bulk retry came to (`priorityKey` set, or why not). */
+export interface PriorityChange {
+  priorityKey: number;
+  changed: number;
+  failed: number;
+  /** Set when Temporal refused the whole batch (an older server): the retry goes on. */
+  error?: string;
+}
+
+/**
+ * Sets the bulk-retry priority key on every target (Temporal's UpdateWorkflowExecutionOptions,
+ * as one batch): the run's tasks from now on, its activities' too, queue behind live events.
+ * A refusal of the whole batch is reported, never fatal: the retry itself matters more.
+ */
+async function lowerPriority(
+  client: Client,
+  reason: string,
+  identity: string,
+  targets: BatchTarget[],
+): Promise<PriorityChange> {
+  const priorityKey = PRIORITY_KEY['bulk-retry'];
+  try {
+    const jobs = await runBatch(client, {
+      verb: 'priority',
+      reason,
+      targets,
+      label: `priority ${priorityKey} for ${targets.length} run(s)`,
+      operation: {
+        updateWorkflowOptionsOperation: {
+          identity,
+          workflowExecutionOptions: { priority: { priorityKey } },
+          updateMask: { paths: ['priority.priority_key'] },
+        },
+      },
+    });
+    return {
+      priorityKey,
+      changed: jobs.reduce((n, j) => n + j.completed, 0),
+      failed: jobs.reduce((n, j) => n + j.failed, 0),
+    };
+  } catch (err) {
+    return { priorityKey, changed: 0, failed: targets.length, error: (err as Error).message };
+  }
 }
 
 /**
@@ -151,6 +198,10 @@ export async function signalAll(
   const payload: OperatorAction | CancelOrderRequest =
     verb === 'retry' ? action : { reason: action.reason ?? reason, by: action.by, at: action.at };
   const targets = sel.orders.map((o) => ({ workflowId: o.workflowId, runId: o.runId }));
+  // A bulk retry goes behind live traffic: the runs' priority key is lowered first, so the
+  // tasks the retry schedules queue behind every live event's (docs/operations.md).
+  const priority =
+    verb === 'retry' ? await lowerPriority(client, reason, identity, targets) : undefined;
   const jobs = await runBatch(client, {
     verb,
     reason,
@@ -180,6 +231,7 @@ export async function signalAll(
       action,
       reason,
       jobs,
+      ...(priority ? { priority } : {}),
       orders: sel.orders.map((o) => ({ ...o, outcome: outcomes.get(o.workflowId) })),
     },
     human: summaryLine(verb, { selected: sel.orders.length, ...counts }, jobIds),

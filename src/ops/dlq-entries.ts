@@ -7,7 +7,7 @@ import { UsageError } from './output';
 /** What `dlq list` and `dlq replay` share: the DLQ topics in scope, entries and their views. */
 
 /** Header a replayed message carries: which DLQ entry it came from (`topic/partition/offset`). */
-export const REPLAY_OF_HEADER = 'onceflow-replay-of';
+export { REPLAY_OF_HEADER } from '../events/replay-header';
 
 /** The DLQ topics in scope: `--topic` (a source topic) or every configured KAFKA_TOPICS. */
 export function dlqTopics(ctx: OpsContext, topic: string | undefined): string[] {

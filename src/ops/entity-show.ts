@@ -2,6 +2,7 @@
  * `<domain> show <id>`: a domain's entity as an operator needs it: its run and claim, step and
  * attention, operator record, whether the run can go on on its code, keys and the Web UI link.
  */
+import { DEFAULT_PRIORITY_KEY, describePriority } from '../temporal/run-priority';
 import { parseArgs } from 'node:util';
 import type { EntityClaim } from '../db/entity-claim';
 import { workflowUrl } from '../temporal/ui-links';
@@ -85,6 +86,9 @@ export async function showEntity(
     result,
     build: progress.build,
     stalled: progress.stalled,
+    // Temporal's own: the run's fairness key (its tenant) and priority key, as describe says.
+    tenant: described?.priority?.fairnessKey || undefined,
+    priority: described ? (described.priority?.priorityKey ?? DEFAULT_PRIORITY_KEY) : undefined,
     startTime: described?.startTime.toISOString(),
     closeTime: described?.closeTime?.toISOString(),
     owner: claim ?? null,
@@ -100,6 +104,7 @@ export async function showEntity(
     ],
     ['owner', claim ? describeClaim(claim) : 'none yet (no run has claimed it)'],
     ['status', json.status],
+    ['priority', described ? describePriority(described.priority) : undefined],
     ['build', buildLine(progress.build)],
     ['step', step],
     ...(stall ? [['cannot go on', stall] as [string, string]] : []),

@@ -3,6 +3,7 @@
  * place: its run and the owner's claim, step and attention, operator record, the provider
  * ledger and the reservation, whether the run can go on on its code, keys and the Web UI link.
  */
+import { DEFAULT_PRIORITY_KEY, describePriority } from '../temporal/run-priority';
 import { adminHeaders } from '../reconcile/provider-ledger';
 import { parseArgs } from 'node:util';
 import type { OrderClaim } from '../domains/orders/workflows/order-claim';
@@ -132,6 +133,9 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
     result,
     build: progress.build,
     stalled: progress.stalled,
+    // Temporal's own: the run's fairness key (its tenant) and priority key, as describe says.
+    tenant: described?.priority?.fairnessKey || undefined,
+    priority: described ? (described.priority?.priorityKey ?? DEFAULT_PRIORITY_KEY) : undefined,
     startTime: described?.startTime.toISOString(),
     closeTime: described?.closeTime?.toISOString(),
     owner: claim ?? null,
@@ -165,6 +169,7 @@ export async function showOrder(ctx: OpsContext, argv: string[]): Promise<Comman
       otherRuns.map((o) => `${o.workflowId} ${o.step ?? o.status}`).join('; ') || 'none',
     ],
     ['status', json.status],
+    ['priority', described ? describePriority(described.priority) : undefined],
     ['build', buildLine(progress.build)],
     ['step', step],
     ...(stall ? [['cannot go on', stall] as [string, string]] : []),

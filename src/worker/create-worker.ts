@@ -7,7 +7,9 @@ import { buildIdOf } from '../db/workflow-build-store';
 import { buildDrains, type BuildDrainsOptions } from './build-drains';
 import { DatabaseOutageInterceptor } from './database-outage';
 import type { Domain } from '../engine/define-domain';
-import { activitiesOfDomains, checkWorkflowExports } from '../engine/registry';
+import { activitiesOfDomains, checkWorkflowExports, declaredProviders } from '../engine/registry';
+import { providerTaskQueue } from '../util/provider-queue';
+import { applyTaskQueueConfig } from './task-queue-config';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
 import { workerTracingOptions } from '../tracing/worker';
@@ -105,6 +107,30 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     ...pollersOf(config),
   } satisfies Omit<WorkerOptions, 'workflowBundle'>;
+  // Every declared provider's queue (and any a limit names) is polled, limited or not: a limit
+  // set later needs no deploy, and a step's tasks never wait on a queue nobody polls.
+  const providers = [
+    ...new Set([...declaredProviders(domains), ...Object.keys(config.fairness.providerRateLimits)]),
+  ].sort();
+  const log = options.log ?? silentLog;
+  for (const queue of await applyTaskQueueConfig(options.connection.workflowService, {
+    namespace: config.temporal.namespace,
+    taskQueue,
+    providers,
+    fairness: config.fairness,
+  }))
+    if (queue.provider !== undefined || queue.weights > 0 || queue.unsetWeights > 0)
+      log.info(queue, 'task queue config set');
+  // The providers' queues: activities only, unversioned (an activity carries no workflow
+  // code, so any build's worker may run it).
+  const providerWorkers = await Promise.all(
+    providers.map((provider) =>
+      Worker.create({
+        ...common,
+        taskQueue: providerTaskQueue(taskQueue, provider),
+      }),
+    ),
+  );
   const deployment = config.worker.deploymentName ?? taskQueue;
   const versioned = config.worker.versioning === 'pinned';
   const code = versioned ? bundleCodeOf(bundle) : undefined;
@@ -124,7 +150,6 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     buildId === undefined
       ? await Worker.create({ ...common, workflowBundle: bundle })
       : await workerOf(buildId, bundle);
-  const log = options.log ?? silentLog;
   const drains =
     buildId === undefined
       ? undefined
@@ -145,7 +170,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
         });
   const run = worker.run.bind(worker);
   worker.run = async () => {
-    const running = run();
+    const running = runTogether(worker, run, providerWorkers);
     const ended = running.then(
       () => undefined,
       () => undefined,
@@ -169,6 +194,22 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     }
   };
   return worker;
+}
+
+/**
+ * The main worker and its providers' workers, run as one: when one stops (a shutdown, a
+ * failure) the others are shut down too, since a provider's queue left unpolled would stall
+ * its steps. Settles when all have stopped, with the first failure.
+ */
+async function runTogether(main: Worker, run: () => Promise<void>, others: Worker[]) {
+  const stopAll = () => {
+    for (const w of [main, ...others]) if (w.getState() === 'RUNNING') w.shutdown();
+  };
+  const outcomes = await Promise.allSettled(
+    [run(), ...others.map((w) => w.run())].map((p) => p.finally(stopAll)),
+  );
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** A bundle's code, to hash and store (a path is read once here). */

@@ -7,6 +7,7 @@ import { connectClient } from '../temporal/connection';
 import { connectWorker } from './connect-worker';
 import { createPool } from '../db/pool';
 import { createWorker } from './create-worker';
+import { checkFairness } from './fairness-check';
 import {
   buildGauge,
   installRuntimeWithoutMetrics,
@@ -67,6 +68,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       { taskQueue: config.temporal.taskQueue, domains: options.domains.map((d) => d.name) },
       'worker polling',
     );
+    // Once per process: whether Temporal holds the tenants' shares (a warning naming the fix
+    // when it does not; the worker runs either way).
+    void checkFairness(connection.workflowService, {
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      withDeadline: (deadline, call) => connection.withDeadline(deadline, call),
+      log,
+    });
     await worker.run();
     log.info('worker stopped');
   } finally {

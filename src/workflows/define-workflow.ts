@@ -54,6 +54,14 @@ function namesOf(def: AnyDefinition) {
       ...(def.outcomes ?? []),
     ],
     publishes: entries.flatMap(([, d]) => (isPublish(d) ? [d.publish] : [])),
+    providers: [
+      ...new Set(
+        entries.flatMap(([, d]) => [
+          ...(d.provider !== undefined ? [d.provider] : []),
+          ...(!isPublish(d) && d.compensate?.provider !== undefined ? [d.compensate.provider] : []),
+        ]),
+      ),
+    ],
   };
 }
 
@@ -80,6 +88,7 @@ function entryOf(
     retry: comp.retry,
     local: false,
     summary: comp.summary?.(input) ?? `${comp.name} ${kind} ${ctx.entityId} · ${key}`,
+    ...(comp.provider !== undefined ? { provider: comp.provider } : {}),
   };
 }
 
@@ -113,6 +122,7 @@ function stepFunctions(def: AnyDefinition, run: EntityRun) {
               activity: PUBLISH_ACTIVITY,
               retry: 'foreign',
               summary: `publish ${decl.publish} for ${run.kind} ${run.entityId} · ${key}`,
+              ...(decl.provider !== undefined ? { provider: decl.provider } : {}),
             },
             { domain: def.domain, eventType: decl.publish, key, entityId: run.entityId, data },
             item,
@@ -133,6 +143,7 @@ function stepFunctions(def: AnyDefinition, run: EntityRun) {
               summary: decl.summary?.(args),
               failures: decl.failures,
               timeouts: { timeout: decl.timeout, heartbeat: decl.heartbeat },
+              ...(decl.provider !== undefined ? { provider: decl.provider } : {}),
               compensation: comp
                 ? (result?: unknown) =>
                     entryOf(name, decl, run.ctxOf(run.keys[comp.name]!), run.kind, {

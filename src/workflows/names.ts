@@ -2,6 +2,8 @@
 // (keys, claims, the Step attribute carry them) and the check that stops a worker at start
 // when a definition breaks one. Pure (workflow code and the worker's start-up check).
 
+import { PROVIDER_NAME, PROVIDER_NAME_RULE } from '../util/provider-queue';
+
 /** A domain's name: entity_claims.domain's CHECK, the ops CLI's group. */
 export const DOMAIN_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 /** A key's kind, step, compensation or outcome: a short name a header and `Step` carry as is. */
@@ -37,6 +39,11 @@ export interface DefinitionNames {
   steps: readonly string[];
   compensations: readonly string[];
   outcomes: readonly string[];
+  /**
+   * The providers its steps and compensations declare: each one's activity task queue is
+   * polled by the worker (src/workflows/provider-queue.ts). Default: none.
+   */
+  providers?: readonly string[];
   /** The engine claims before the first step (its step is then `claim`). */
   engineClaims: boolean;
 }
@@ -61,6 +68,11 @@ export function checkDefinitionNames(names: DefinitionNames): void {
     throw new WorkflowDefinitionError(
       `domain ${domain}: steps and compensations repeat the name ${JSON.stringify(repeated[0])} (each needs its own key)`,
     );
+  for (const provider of names.providers ?? [])
+    if (!PROVIDER_NAME.test(provider))
+      throw new WorkflowDefinitionError(
+        `domain ${domain}: provider ${JSON.stringify(provider)} ${PROVIDER_NAME_RULE}`,
+      );
   if (names.engineClaims && all.includes('claim'))
     throw new WorkflowDefinitionError(
       `domain ${domain}: "claim" is the engine's own step; name yours otherwise`,

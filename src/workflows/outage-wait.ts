@@ -2,7 +2,8 @@
 // not fail: its fast round, then, on a transient cause, one waiting round for the window the
 // failure carries (an activity Temporal retries: call-rounds.ts says why). Anything else, or a
 // spent window, throws. Workflow code.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { providerTaskQueue } from '../util/provider-queue';
 import { waitingRound } from './call-rounds';
 import { transientCauseOf } from './failures';
 import { activityOptionsOf, type RetryClass, type WaitingRound } from './retry-classes';
@@ -30,18 +31,20 @@ export async function waitOutTransient<T>(call: (round?: WaitingRound) => Promis
 export function proxyThroughOutage<A extends object>(
   retry: RetryClass,
   nonRetryable?: readonly string[],
+  /** The provider its calls go to (that provider's task queue and limit). Default: none. */
+  provider?: string,
 ): A {
-  const fast = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(
-    activityOptionsOf(retry, { nonRetryable }),
-  );
+  type Calls = Record<string, (input: unknown) => Promise<unknown>>;
+  // Asked at each call, not here: a module declares its proxies at load, outside any run.
+  const proxyOf = (round?: WaitingRound) =>
+    proxyActivities<Calls>({
+      ...activityOptionsOf(retry, { nonRetryable, ...(round ? { round } : {}) }),
+      ...(provider === undefined
+        ? {}
+        : { taskQueue: providerTaskQueue(workflowInfo().taskQueue, provider) }),
+    });
   return new Proxy({} as A, {
     get: (_target, name) => (input: unknown) =>
-      waitOutTransient((round) =>
-        (round
-          ? proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(
-              activityOptionsOf(retry, { nonRetryable, round }),
-            )
-          : fast)[String(name)]!(input),
-      ),
+      waitOutTransient((round) => proxyOf(round)[String(name)]!(input)),
   });
 }

@@ -74,6 +74,7 @@ export function stepPrimitive(run: StepPrimitiveRun) {
           summary: s.summary ?? run.summaryOf(record.id, key),
           nonRetryable: failures,
           timeouts: s.timeouts,
+          ...(s.provider !== undefined ? { provider: s.provider } : {}),
         },
         running: s.running ?? s.name,
         failures,

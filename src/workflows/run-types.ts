@@ -51,6 +51,8 @@ export interface StepSpec {
   summary?: string;
   failures?: Readonly<Record<string, string>>;
   timeouts?: StepTimeouts;
+  /** The provider it calls (its activity runs on that provider's task queue). Default: none. */
+  provider?: string;
   /** Its compensation's call, set before the step runs (result unknown) and once it is known. */
   compensation?: (result?: unknown) => StackEntry;
 }

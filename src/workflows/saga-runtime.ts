@@ -27,6 +27,7 @@ import {
   type WaitingRound,
 } from './retry-classes';
 import type { CancelRequest, SagaStatus } from './saga-status';
+import { providerTaskQueue } from '../util/provider-queue';
 
 /** The run as the claim knows it, and what a reset changes. */
 export interface RunInfo {
@@ -59,6 +60,11 @@ export interface ActivityCall {
   timeouts?: StepTimeouts;
   /** Set for a waiting round: one activity retried by Temporal for the rest of the window. */
   round?: WaitingRound;
+  /**
+   * The provider it calls: a regular activity then runs on that provider's task queue, where
+   * Temporal holds the provider's rate limit across every worker (provider-queue.ts).
+   */
+  provider?: string;
 }
 
 /**
@@ -156,7 +162,12 @@ export function workflowRuntime(): SagaRuntime {
       // A waiting round is a regular activity even for a local step: Temporal's retries of a
       // regular activity write no history events, a local activity's long backoff does.
       const asLocal = call.local && call.round === undefined;
-      const options: ActivityOptions = activityOptionsOf(call.retry, call);
+      const options: ActivityOptions = {
+        ...activityOptionsOf(call.retry, call),
+        ...(call.provider !== undefined && !asLocal
+          ? { taskQueue: providerTaskQueue(workflowInfo().taskQueue, call.provider) }
+          : {}),
+      };
       return inScope(() =>
         (asLocal ? local : remote)[call.activity]!.executeWithOptions(
           { ...options, summary: call.summary },

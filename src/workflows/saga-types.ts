@@ -59,6 +59,13 @@ export interface CallSpec<TData, A extends ActivityMap, K extends keyof A> {
    * @example local: () => true
    */
   local?: () => boolean;
+  /**
+   * The provider it calls, by a name of your choosing: its activity runs on the provider's own
+   * task queue, where PROVIDER_RATE_LIMITS' limit for it holds across every worker. Default:
+   * none (the workflow's task queue, no limit).
+   * @example provider: 'mail'
+   */
+  provider?: string;
 }
 
 /** A call of any of the domain's activities, typed by the one it names. */
@@ -140,6 +147,12 @@ export interface PublishStep<TData, TStatus = SagaStatus> extends RowCondition<T
    * @example data: ({ data }, status) => ({ orderId: data.orderId, chargeId: status.chargeId })
    */
   data: (ctx: StepContext<TData>, status: TStatus) => object;
+  /**
+   * The provider it publishes through (rate limited like any other: PROVIDER_RATE_LIMITS).
+   * Default: none.
+   * @example provider: 'kafka'
+   */
+  provider?: string;
 }
 
 /** A row of the table: a call of one of the domain's activities, or a publication. */

@@ -53,6 +53,14 @@ function namesOf(def: SagaDefinition<never, ActivityMap, object>) {
     compensations: calls.flatMap((s) => s.compensate?.name ?? []),
     outcomes: calls.flatMap((s) => Object.values(s.failures ?? {})),
     publishes: rows.filter(isPublish).map((r) => r.publish),
+    providers: [
+      ...new Set(
+        rows.flatMap((r) => [
+          ...(r.provider !== undefined ? [r.provider] : []),
+          ...(!isPublish(r) && r.compensate?.provider !== undefined ? [r.compensate.provider] : []),
+        ]),
+      ),
+    ],
   };
 }
 
@@ -73,6 +81,7 @@ function entryOf<TData>(
     retry: comp.retry,
     local: comp.local?.() ?? false,
     summary: comp.summary?.(input) ?? `${comp.name} ${kind} ${ctx.entityId} · ${ctx.key}`,
+    ...(comp.provider !== undefined ? { provider: comp.provider } : {}),
   };
 }
 
@@ -116,6 +125,7 @@ export function runSaga<TData, TExtra extends object>(
             activity: PUBLISH_ACTIVITY,
             retry: 'foreign',
             summary: `publish ${row.publish} for ${run.kind} ${run.entityId} · ${ctx.key}`,
+            ...(row.provider !== undefined ? { provider: row.provider } : {}),
           },
           {
             domain: def.domain,
@@ -140,6 +150,7 @@ export function runSaga<TData, TExtra extends object>(
           summary: step.summary?.(args),
           failures: step.failures,
           timeouts: { timeout: step.timeout, heartbeat: step.heartbeat },
+          ...(step.provider !== undefined ? { provider: step.provider } : {}),
           compensation: comp
             ? () => entryOf(step.name, comp, run.ctxOf(run.keys[comp.name]!), run.kind)
             : undefined,

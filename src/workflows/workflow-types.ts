@@ -42,6 +42,11 @@ export type CompensationDeclaration<TData, A extends ActivityMap, I, R> = {
     input: (ctx: CompensationContext<TData, I, R>) => StepInput<Parameters<A[C]>[0]>;
     /** @example summary: (i) => `refund ${i.orderId} · ${i.key}` */
     summary?: (input: Parameters<A[C]>[0]) => string;
+    /**
+     * The provider it calls (its task queue, its PROVIDER_RATE_LIMITS limit). Default: none.
+     * @example provider: 'card'
+     */
+    provider?: string;
   };
 }[keyof A];
 
@@ -81,6 +86,13 @@ export type ActivityStepDeclaration<TData, A extends ActivityMap> = {
     local?: boolean;
     /** @example summary: (i) => `charge ${i.amountMinor} · ${i.key}` */
     summary?: (input: Parameters<A[K]>[0]) => string;
+    /**
+     * The provider it calls, by a name of your choosing: its activity runs on the provider's
+     * own task queue, where PROVIDER_RATE_LIMITS' limit for it holds across every worker.
+     * Default: none (the workflow's task queue, no limit).
+     * @example provider: 'mail'
+     */
+    provider?: string;
   };
 }[keyof A];
 
@@ -91,6 +103,11 @@ export interface PublishDeclaration {
    * @example publish: 'RenewalCharged'
    */
   publish: string;
+  /**
+   * The provider it publishes through (its task queue, its limit). Default: none.
+   * @example provider: 'kafka'
+   */
+  provider?: string;
 }
 
 export type StepDeclaration<TData, A extends ActivityMap> =

@@ -25,6 +25,7 @@ import {
 import { testConfig, uniqueName } from './services';
 import { workflowBundle } from './workflow-bundle';
 import { createLedgerStore } from '../../src/db/ledger-store';
+import type { Config } from '../../src/config';
 
 /**
  * Everything one order-workflow test needs, all its own: a migrated schema, the sandbox
@@ -81,10 +82,13 @@ export interface OrderEnvOptions {
   transientRetryWindowMs?: number;
   /** The worker's ORDER_TRANSIENT_RETRY_INTERVAL in ms (a waiting round's pause). Default: the worker's. */
   transientRetryIntervalMs?: number;
+  /** The worker's TENANT_WEIGHTS and PROVIDER_RATE_LIMITS. Default: the test config's (none). */
+  fairness?: Config['fairness'];
 }
 
 export async function createOrderEnv(options: OrderEnvOptions = {}): Promise<OrderEnv> {
-  const config = testConfig();
+  const base = testConfig();
+  const config = { ...base, fairness: options.fairness ?? base.fairness };
   const db = await createTestDatabase('orders');
   const providers = await startTestProviders(db);
   const taskQueue = uniqueName('orders-tq');

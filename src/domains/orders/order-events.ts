@@ -78,6 +78,8 @@ export const orderPlacedDataSchema = z
   .object({
     orderId: id,
     customerId: id,
+    /** The merchant the order was placed with: the run's tenant (its fairness key). Optional. */
+    merchantId: id.optional(),
     email: z.email('must be an email address'),
     currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code like EUR'),
     items: z

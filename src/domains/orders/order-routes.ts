@@ -32,6 +32,8 @@ export const orderPlacedRoute = defineRoute<OrderPlacedData>({
   summary: summarizeOrderPlaced,
   entityId: (d) => d.orderId,
   customerId: (d) => d.customerId,
+  // One merchant's flash sale must not starve the others' orders (docs/production.md, "Fairness").
+  tenant: { field: 'merchantId' },
   check: checkOrderIsAggregate,
 });
 

@@ -8,7 +8,13 @@ import type { OrderCancelledData, OrderPlacedData } from './order-events';
 /** A valid OrderPlaced payload: `lines` SKUs, totals consistent. */
 export function sampleOrderPlaced(
   orderId: string,
-  options: { customerId?: string; lines?: number; sku?: (i: number) => string } = {},
+  options: {
+    customerId?: string;
+    /** The merchant (the run's tenant). Default: none. */
+    merchantId?: string;
+    lines?: number;
+    sku?: (i: number) => string;
+  } = {},
 ): OrderPlacedData {
   const lines = options.lines ?? 2;
   const items = Array.from({ length: lines }, (_, i) => ({
@@ -19,6 +25,7 @@ export function sampleOrderPlaced(
   return {
     orderId,
     customerId: options.customerId ?? `cust-${orderId}`,
+    ...(options.merchantId !== undefined ? { merchantId: options.merchantId } : {}),
     email: `${orderId}@example.com`,
     currency: 'EUR',
     items,

@@ -110,6 +110,10 @@ describe('ops CLI: bulk retry of parked orders (real Temporal, batch operations)
       assert.equal(run.json.jobs.length, 1);
       assert.match(run.json.jobs[0].jobId, /^onceflow-retry-/);
       assert.equal(run.json.reason, 'retry by alice: payment API fixed (onceflow CLI)');
+      // Behind live traffic: the retried runs' priority key is lowered before the signal.
+      assert.deepEqual(run.json.priority, { priorityKey: 4, changed: 4, failed: 0 });
+      for (const { handle } of parked.started)
+        assert.equal((await handle.describe()).priority?.priorityKey, 4);
       for (const { orderId, handle } of parked.started) {
         assert.equal((await handle.result()).outcome, 'completed');
         assert.equal((await world.env.ledger(orderId)).charges.length, 1);

@@ -13,14 +13,28 @@ import type { CartActivities } from '../activities';
 import type { CartCancelledData } from '../cart-events';
 import { CARTS_DOMAIN } from './cart-names';
 import { cart } from './cart';
+import { CART_PROVIDER } from './cart-names';
 
 // Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
 // our database's) for the worker's window instead of failing the cancellation.
 const own = proxyThroughOutage<Pick<ClaimActivities, 'findClaimOwner' | 'settleClaim'>>('own');
-const foreign =
-  proxyThroughOutage<Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'>>(
+const foreign: Pick<CartActivities, 'cancelCartShipment' | 'refundCart' | 'releaseCartLine'> = {
+  cancelCartShipment: proxyThroughOutage<Pick<CartActivities, 'cancelCartShipment'>>(
     'foreign',
-  );
+    undefined,
+    CART_PROVIDER.shipping,
+  ).cancelCartShipment,
+  refundCart: proxyThroughOutage<Pick<CartActivities, 'refundCart'>>(
+    'foreign',
+    undefined,
+    CART_PROVIDER.card,
+  ).refundCart,
+  releaseCartLine: proxyThroughOutage<Pick<CartActivities, 'releaseCartLine'>>(
+    'foreign',
+    undefined,
+    CART_PROVIDER.warehouse,
+  ).releaseCartLine,
+};
 
 /**
  * How long a cancellation waits for its cart's run to claim the cart (the reason is the

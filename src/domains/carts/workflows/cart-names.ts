@@ -25,3 +25,12 @@ export function cartMailOf(subject: string): CartMail | undefined {
   if (subject.startsWith('Receipt: ')) return 'receipt';
   return undefined;
 }
+
+/** The providers a cart's steps call, each on its own task queue (PROVIDER_RATE_LIMITS). */
+export const CART_PROVIDER = {
+  warehouse: 'warehouse',
+  card: 'card',
+  shipping: 'shipping',
+  mail: 'mail',
+  kafka: 'kafka',
+} as const;

@@ -9,13 +9,20 @@
 import { defineWorkflow, StepFailure } from '../../../workflow';
 import type { CartActivities } from '../activities';
 import type { CartCheckedOutData } from '../cart-events';
-import { CART_FAILURES, CART_FULFILLED, CART_KEY_KIND, CARTS_DOMAIN } from './cart-names';
+import {
+  CART_FAILURES,
+  CART_FULFILLED,
+  CART_KEY_KIND,
+  CART_PROVIDER,
+  CARTS_DOMAIN,
+} from './cart-names';
 
 /** A charge of the cart: the card it charges, refunded (every charge of the cart) to undo. */
 const chargeStep = (running: string, refund: string) =>
   ({
     activity: 'chargeCartCard',
     retry: 'foreign',
+    provider: CART_PROVIDER.card,
     running,
     failures: { [CART_FAILURES.cardDeclined]: 'declined' },
     // By cart, never by charge ID: the cancellation of a fulfilled cart refunds with the same
@@ -24,6 +31,7 @@ const chargeStep = (running: string, refund: string) =>
       name: refund,
       activity: 'refundCart',
       retry: 'foreign',
+      provider: CART_PROVIDER.card,
       input: ({ data }: { data: CartCheckedOutData }) => ({ cartId: data.cartId }),
     },
   }) as const;
@@ -37,6 +45,7 @@ export const cart = defineWorkflow<CartCheckedOutData, CartActivities>()({
     reserve: {
       activity: 'holdCartLine',
       retry: 'foreign',
+      provider: CART_PROVIDER.warehouse,
       running: 'reserving',
       // Called once per line (`steps.reserve.each(sku, …)`): its release is the line's too,
       // key `cart:<cartId>:release:<sku>`.
@@ -44,6 +53,7 @@ export const cart = defineWorkflow<CartCheckedOutData, CartActivities>()({
         name: 'release',
         activity: 'releaseCartLine',
         retry: 'foreign',
+        provider: CART_PROVIDER.warehouse,
         input: ({ data, item }) => ({ cartId: data.cartId, sku: item }),
       },
     },
@@ -52,17 +62,29 @@ export const cart = defineWorkflow<CartCheckedOutData, CartActivities>()({
     ship: {
       activity: 'bookCartShipment',
       retry: 'foreign',
+      provider: CART_PROVIDER.shipping,
       running: 'shipping',
       compensate: {
         name: 'unship',
         activity: 'cancelCartShipment',
         retry: 'foreign',
+        provider: CART_PROVIDER.shipping,
         input: ({ data }) => ({ cartId: data.cartId }),
       },
     },
-    notice: { activity: 'mailCartCustomer', retry: 'foreign', running: 'mailing_notice' },
-    receipt: { activity: 'mailCartCustomer', retry: 'foreign', running: 'mailing_receipt' },
-    announce: { publish: CART_FULFILLED },
+    notice: {
+      activity: 'mailCartCustomer',
+      retry: 'foreign',
+      running: 'mailing_notice',
+      provider: CART_PROVIDER.mail,
+    },
+    receipt: {
+      activity: 'mailCartCustomer',
+      retry: 'foreign',
+      running: 'mailing_receipt',
+      provider: CART_PROVIDER.mail,
+    },
+    announce: { publish: CART_FULFILLED, provider: CART_PROVIDER.kafka },
   },
   counterpart: {
     reserve: 'the warehouse',

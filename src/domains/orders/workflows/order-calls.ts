@@ -1,6 +1,8 @@
 // The order workflows' calls that are not steps of the fulfillment table (the cancellation
 // workflow's lookup and compensations), declared once and grouped by retry class. Workflow code.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { providerTaskQueue } from '../../../workflow';
+import { ORDER_PROVIDER } from './order-definitions';
 import {
   activityOptionsOf,
   proxyForeign,
@@ -11,8 +13,10 @@ import type { OrderActivities } from '../activities';
 
 /** Our own database: the owner lookup and the release, regular activities. */
 const ownDb = proxyOwn<Pick<OrderActivities, 'releaseInventory' | 'findOrderWorkflow'>>();
-/** The payment provider: the refund. */
-const foreign = proxyForeign<Pick<OrderActivities, 'refundPayment'>>();
+/** The payment provider: the refund, on the provider's task queue (asked per call: see below). */
+const foreign = () => proxyForeign<Pick<OrderActivities, 'refundPayment'>>().refundPayment;
+/** The payment provider's task queue beside this run's (a module loads outside any run). */
+const cardQueue = () => providerTaskQueue(workflowInfo().taskQueue, ORDER_PROVIDER.card);
 
 type Input<K extends keyof OrderActivities> = Parameters<OrderActivities[K]>[0];
 
@@ -33,10 +37,10 @@ export const orderCalls = {
     (round
       ? proxyActivities<Pick<OrderActivities, 'refundPayment'>>(
           activityOptionsOf('foreign', { round }),
-        )
-      : foreign
-    ).refundPayment.executeWithOptions(
-      { summary: `refund order ${input.orderId} · ${input.key}` },
+        ).refundPayment
+      : foreign()
+    ).executeWithOptions(
+      { summary: `refund order ${input.orderId} · ${input.key}`, taskQueue: cardQueue() },
       [input],
     ),
 };

@@ -37,6 +37,13 @@ export const ORDER_STEP = {
   release: 'release',
 } as const;
 
+/**
+ * The providers the order's steps call (each on its own task queue, limited by
+ * PROVIDER_RATE_LIMITS): the payment provider's charge and refund, the mail provider's
+ * confirmation, Kafka's OrderFulfilled.
+ */
+export const ORDER_PROVIDER = { card: 'card', mail: 'mail', kafka: 'kafka' } as const;
+
 /** Steps whose completion is a recovery point; each has its own idempotency key. */
 export type StepName = (typeof ORDER_STEP)[keyof typeof ORDER_STEP];
 

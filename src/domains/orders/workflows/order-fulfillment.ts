@@ -22,6 +22,7 @@ import {
   cancelOrderSignal,
   ORDER_FULFILLED,
   ORDER_KEY_KIND,
+  ORDER_PROVIDER,
   ORDER_STEP,
   orderStatusQuery,
   type OrderFulfilledData,
@@ -80,6 +81,7 @@ const charge: OrderStepRow = {
   running: 'charging',
   activity: 'chargePayment',
   retry: 'foreign',
+  provider: ORDER_PROVIDER.card,
   input: ({ data, key }) => ({
     key,
     orderId: data.orderId,
@@ -95,6 +97,7 @@ const charge: OrderStepRow = {
     name: ORDER_STEP.refund,
     activity: 'refundPayment',
     retry: 'foreign',
+    provider: ORDER_PROVIDER.card,
     input: ({ data, key }) => ({ key, orderId: data.orderId }),
     summary: (i) => `refund order ${i.orderId} · ${i.key}`,
   },
@@ -109,6 +112,7 @@ const email: OrderStepRow = {
   running: 'emailing',
   activity: 'sendEmail',
   retry: 'foreign',
+  provider: ORDER_PROVIDER.mail,
   input: ({ data, key }) => ({
     key,
     orderId: data.orderId,
@@ -126,6 +130,7 @@ const email: OrderStepRow = {
 const announce: PublishStep<OrderPlacedData, SagaStatus & OrderFields> = {
   name: ORDER_STEP.announce,
   publish: ORDER_FULFILLED,
+  provider: ORDER_PROVIDER.kafka,
   data: ({ data }, status): OrderFulfilledData => ({
     orderId: data.orderId,
     customerId: data.customerId,

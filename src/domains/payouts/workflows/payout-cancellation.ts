@@ -12,11 +12,16 @@ import type { PayoutActivities } from '../activities';
 import type { PayoutCancelledData } from '../payout-events';
 import { PAYOUTS_DOMAIN } from './payout-names';
 import { payout } from './payout';
+import { PAYOUT_PROVIDER } from './payout-names';
 
 // Outside a run's steps no operator stands by: each call waits out an outage (a provider's,
 // our database's) for the worker's window instead of failing the cancellation.
 const own = proxyThroughOutage<Pick<ClaimActivities, 'findClaimOwner' | 'settleClaim'>>('own');
-const foreign = proxyThroughOutage<Pick<PayoutActivities, 'reverseTransfer'>>('foreign');
+const foreign = proxyThroughOutage<Pick<PayoutActivities, 'reverseTransfer'>>(
+  'foreign',
+  undefined,
+  PAYOUT_PROVIDER.bank,
+);
 
 /**
  * How long a cancellation waits for its payout's run to claim the payout. The bridge starts

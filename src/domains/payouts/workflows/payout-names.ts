@@ -34,3 +34,6 @@ export function checkApproval(answer: PayoutApproval | undefined): void {
   if (typeof answer?.approved !== 'boolean' || typeof answer.by !== 'string' || !answer.by)
     throw new Error('an approval says {"approved": true|false, "by": "<who>"}');
 }
+
+/** The providers a payout's steps call, each on its own task queue (PROVIDER_RATE_LIMITS). */
+export const PAYOUT_PROVIDER = { bank: 'bank', mail: 'mail' } as const;

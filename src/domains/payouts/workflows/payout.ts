@@ -13,6 +13,7 @@ import {
   checkApproval,
   PAYOUT_FAILURES,
   PAYOUT_KEY_KIND,
+  PAYOUT_PROVIDER,
   PAYOUTS_DOMAIN,
 } from './payout-names';
 
@@ -30,6 +31,7 @@ export const payout = defineWorkflow<PayoutRequestedData, PayoutActivities>()({
     transfer: {
       activity: 'transferFunds',
       retry: 'foreign',
+      provider: PAYOUT_PROVIDER.bank,
       running: 'transferring',
       // By payout, never by transfer ID: PayoutCancelled reverses a paid payout with the same
       // request under the same key, so whichever path runs first the provider reverses once.
@@ -37,10 +39,16 @@ export const payout = defineWorkflow<PayoutRequestedData, PayoutActivities>()({
         name: 'reverse',
         activity: 'reverseTransfer',
         retry: 'foreign',
+        provider: PAYOUT_PROVIDER.bank,
         input: ({ data }) => ({ payoutId: data.payoutId }),
       },
     },
-    notify: { activity: 'notifyBeneficiary', retry: 'foreign', running: 'notifying' },
+    notify: {
+      activity: 'notifyBeneficiary',
+      retry: 'foreign',
+      running: 'notifying',
+      provider: PAYOUT_PROVIDER.mail,
+    },
   },
   outcomes: ['expired', 'rejected'],
   counterpart: { transfer: 'the payment provider', notify: 'the mail API' },
