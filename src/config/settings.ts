@@ -385,8 +385,9 @@ export const SETTINGS = {
     parse: providerRateLimits,
     default: '{}',
     doc:
-      'JSON of provider → calls per second, or { perSecond, perTenant }: Temporal holds the ' +
-      'rate on the provider\'s task queue across every worker (docs/api.md, "Providers").',
+      'JSON of provider → the most calls it takes in any one second, or { perSecond, perTenant }: ' +
+      "Temporal holds it on the provider's task queue across every worker, at half the rate (its " +
+      "limiter bursts a second's worth at once), so no second sees more calls than the limit.",
   },
   ORDERS_EVENTS_TOPIC: {
     parse: nonEmpty,

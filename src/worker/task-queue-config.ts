@@ -18,20 +18,34 @@ export interface AppliedQueueConfig {
   type: 'workflow' | 'activity';
   /** The provider whose queue it is; none for the workflow's own queues. */
   provider?: string;
-  /** Calls per second over all tenants; undefined: no limit (any earlier one removed). */
+  /** The provider's limit over all tenants (calls in any second); undefined: none. */
   perSecond?: number;
-  /** Calls per second per tenant (weighted); undefined: none. */
+  /** The provider's limit per tenant (weighted); undefined: none. */
   perTenant?: number;
   /** Tenants whose weight it set, and those whose earlier override it removed. */
   weights: number;
   unsetWeights: number;
 }
 
+/**
+ * The rate Temporal is given for a provider's limit: half of it. Temporal's task queue limiter
+ * lets an idle queue spend a whole second's worth of its rate at once and then holds the rate
+ * (its matching service's one-second burst, not configurable), so a queue at rate r can
+ * dispatch up to 2r calls within one second. At half the provider's limit no second ever sees
+ * more calls than the limit; the steady rate is half of it.
+ */
+export function temporalRateOf(providerLimit: number): number {
+  return providerLimit / 2;
+}
+
 /** A rate as Temporal's update: set it, or (undefined) remove the limit an earlier start set. */
-function rateUpdate(rate: number | undefined, what: string): RateLimitUpdate {
-  return rate === undefined
+function rateUpdate(limit: number | undefined, what: string): RateLimitUpdate {
+  return limit === undefined
     ? {}
-    : { rateLimit: { requestsPerSecond: rate }, reason: `onceflow PROVIDER_RATE_LIMITS ${what}` };
+    : {
+        rateLimit: { requestsPerSecond: temporalRateOf(limit) },
+        reason: `onceflow PROVIDER_RATE_LIMITS ${what}: ${limit} calls in any second`,
+      };
 }
 
 /**

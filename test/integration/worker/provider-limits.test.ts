@@ -45,10 +45,11 @@ describe('fairness: provider limits and tenant weights on Temporal task queues (
       })
     ).config;
 
-  it("the mail provider's queue carries its limit (10/s, 2/s per tenant); every queue the tenant weights", async () => {
+  it("the mail provider's queue carries its limit (10 and 2 per tenant in any second: Temporal's rates 5/s and 1/s); every queue the tenant weights", async () => {
     const mail = await configOf(providerTaskQueue(env.taskQueue, 'mail'), 'activity');
-    assert.equal(mail?.queueRateLimit?.rateLimit?.requestsPerSecond, 10);
-    assert.equal(mail?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond, 2);
+    // Temporal's rate is half the provider's limit: its one-second burst then stays within it.
+    assert.equal(mail?.queueRateLimit?.rateLimit?.requestsPerSecond, 5);
+    assert.equal(mail?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond, 1);
     assert.deepEqual({ ...mail?.fairnessWeightOverrides }, { acme: 3 });
     const card = await configOf(providerTaskQueue(env.taskQueue, 'card'), 'activity');
     assert.equal(card?.queueRateLimit?.rateLimit ?? undefined, undefined, 'card has no limit');
