@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../config';
 import { VisibilityValueError } from '../temporal/search-attributes';
 import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
+import { reapDlqMarks } from './dlq-reap';
 import { reapLedger } from './ledger-commands';
 import { listDeploymentBuilds } from './builds-commands';
 import { runReconcileCli } from '../reconcile/main';
@@ -48,6 +49,7 @@ export const USAGE = `usage: onceflow [--domains-module FILE] <command> [options
       --domains-module FILE: the domains come from FILE's export DOMAINS (default: this repo's registry)
   dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
   dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
+  dlq reap [--topic T]     (drops the replay marks of entries Kafka no longer holds)
   ledger reap [--older-than-days D] [--schema NAME]
   builds list [--deployment NAME]     (the worker deployment's builds: open runs, current, code stored)
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
@@ -125,7 +127,7 @@ const ORDER_COMMANDS: Group = {
 };
 
 const OTHER_COMMANDS: Record<string, Group> = {
-  dlq: { list: listDlq, replay: replayDlq },
+  dlq: { list: listDlq, replay: replayDlq, reap: reapDlqMarks },
   ledger: { reap: reapLedger },
   builds: { list: listDeploymentBuilds },
 };
