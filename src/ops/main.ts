@@ -9,6 +9,7 @@ import { listDlq, replayDlq } from './dlq-commands';
 import { reapDlqMarks } from './dlq-reap';
 import { reapLedger } from './ledger-commands';
 import { listDeploymentBuilds } from './builds-commands';
+import { pruneBuilds } from './builds-prune';
 import { runReconcileCli } from '../reconcile/main';
 import { signalAll } from './bulk-commands';
 import { listOrders, signalOrder } from './orders-commands';
@@ -52,6 +53,7 @@ export const USAGE = `usage: onceflow [--domains-module FILE] <command> [options
   dlq reap [--topic T]     (drops the replay marks of entries Kafka no longer holds)
   ledger reap [--older-than-days D] [--schema NAME]
   builds list [--deployment NAME]     (the worker deployment's builds: open runs, current, code stored)
+  builds prune [--deployment NAME] [--older-than-days 7] [--keep 3] [--dry-run]   (stored code no run needs; the table's owner)
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
 
   Everything after \`--\` is an argument, never an option: \`orders retry -- --all\` retries the
@@ -129,7 +131,7 @@ const ORDER_COMMANDS: Group = {
 const OTHER_COMMANDS: Record<string, Group> = {
   dlq: { list: listDlq, replay: replayDlq, reap: reapDlqMarks },
   ledger: { reap: reapLedger },
-  builds: { list: listDeploymentBuilds },
+  builds: { list: listDeploymentBuilds, prune: pruneBuilds },
 };
 
 /**
