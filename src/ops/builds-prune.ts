@@ -11,6 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { listStoredBuilds, removeBuilds, type StoredBuildRow } from '../db/workflow-build-store';
+import { GRPC_STATUS, grpcStatusOf } from '../temporal/grpc-status';
 import { deploymentVersionOf, SYSTEM_ATTRIBUTE, visibility } from '../temporal/search-attributes';
 import type { OpsContext } from './context';
 import { ConfigError } from '../config';
@@ -70,9 +71,16 @@ export async function pruneBuilds(ctx: OpsContext, argv: string[]): Promise<Comm
   const deployment = values.deployment ?? config.worker.deploymentName ?? config.temporal.taskQueue;
   const client = await ctx.temporal();
   const { namespace } = config.temporal;
-  const info = (
-    await client.workflowService.describeWorkerDeployment({ namespace, deploymentName: deployment })
-  ).workerDeploymentInfo;
+  // A deployment Temporal does not know lists no build: every stored build is kept.
+  const info = await client.workflowService
+    .describeWorkerDeployment({ namespace, deploymentName: deployment })
+    .then(
+      (r) => r.workerDeploymentInfo,
+      (err: unknown) => {
+        if (grpcStatusOf(err) === GRPC_STATUS.NOT_FOUND) return undefined;
+        throw err;
+      },
+    );
   const known = new Set(
     (info?.versionSummaries ?? []).flatMap((v) => v.deploymentVersion?.buildId ?? []),
   );
