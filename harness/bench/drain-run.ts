@@ -132,18 +132,22 @@ export async function runDrain(o: DrainRunOptions, ctx: BenchContext): Promise<D
      * Worker and bridge as production runs them (package.json `start:*`: compiled, with their
      * heap limits), with --cpu-prof when asked (not allowed in NODE_OPTIONS).
      */
-    const start = (name: ProductionProcess): Component =>
-      startComponent(
+    const start = (name: ProductionProcess): Component => {
+      const argv = productionArgs(
+        name,
+        o.profileDir
+          ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, o.variant.name, name)}`]
+          : [],
+      );
+      // A variant's worker flags go after the script's own, so they win.
+      const flags = name === 'worker' ? (o.variant.workerFlags ?? []) : [];
+      return startComponent(
         `drain-${name}`,
-        productionArgs(
-          name,
-          o.profileDir
-            ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, o.variant.name, name)}`]
-            : [],
-        ),
+        [...argv.slice(0, -1), ...flags, argv.at(-1)!],
         env,
         logs,
       );
+    };
     const providers = startComponent('drain-providers', 'harness/sandbox/main.ts', env, logs);
     components.push(providers);
     await waitForHttp(providers, `${providersUrl}/admin/faults`);

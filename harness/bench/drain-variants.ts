@@ -4,7 +4,8 @@
  * of its own, so the product grows no bench-only branch:
  *
  * - a setting an operator sets (WORKER_VERSIONING, ONCEFLOW_TRACING, ONCEFLOW_ENCRYPTION,
- *   WORKER_MAX_CACHED_WORKFLOWS), given to the worker and the bridge as their environment;
+ *   WORKER_MAX_CACHED_WORKFLOWS, glibc's MALLOC_ARENA_MAX), given to the worker and the bridge
+ *   as their environment, or the worker's heap limit (start:worker's --max-old-space-size);
  * - who starts the orders' workflows: the bridge from the topic (production), or the bench
  *   itself with the bridge's own start call (`direct`: no Kafka consumption, no ledger), or
  *   with that call stripped of its start metadata (`direct-bare`: no memo, summary, details,
@@ -29,6 +30,8 @@ export interface DrainVariant {
   env: Readonly<Record<string, string>>;
   /** Spans go to a sink of the bench's that accepts and drops them (OTLP over HTTP). */
   traceSink?: boolean;
+  /** Node flags of the worker after start:worker's own (so they win: a heap limit). */
+  workerFlags?: readonly string[];
 }
 
 /** Every variant, by name; `product` is the one the figures of docs/performance.md are. */
@@ -63,6 +66,31 @@ export const DRAIN_VARIANTS: Readonly<Record<string, DrainVariant>> = {
     what: 'WORKER_MAX_CACHED_WORKFLOWS=50 (default 250): the sticky cache against RSS',
     starter: 'bridge',
     env: { WORKER_MAX_CACHED_WORKFLOWS: '50' },
+  },
+  'heap-256': {
+    name: 'heap-256',
+    what: "the worker's heap limit 256 MiB (start:worker's is 512): its RSS against its GC",
+    starter: 'bridge',
+    env: {},
+    workerFlags: ['--max-old-space-size=256'],
+  },
+  ...Object.fromEntries(
+    [2, 4, 64].map((mib) => [
+      `young-${mib}`,
+      {
+        name: `young-${mib}`,
+        what: `the worker's semi-spaces at ${mib} MiB (start:worker's are 8; 64 is V8's own sizing for a 512 MiB heap here): RSS against scavenges`,
+        starter: 'bridge' as const,
+        env: {},
+        workerFlags: [`--max-semi-space-size=${mib}`],
+      },
+    ]),
+  ),
+  'malloc-arenas-2': {
+    name: 'malloc-arenas-2',
+    what: "MALLOC_ARENA_MAX=2 (glibc's default is 8 per core): fewer malloc arenas for the core's and V8's threads",
+    starter: 'bridge',
+    env: { MALLOC_ARENA_MAX: '2' },
   },
   direct: {
     name: 'direct',
