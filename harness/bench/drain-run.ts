@@ -214,6 +214,17 @@ export async function runDrain(o: DrainRunOptions, ctx: BenchContext): Promise<D
     sample();
     if (sink && sink.requests() === 0)
       throw new Error('the tracing variant exported no span: its figures would not be tracing');
+    // Charged and mailed is the drain's finish; a run closes a moment later (its publish and
+    // settlement), and its history is read once it has (not timed).
+    const completed = `TaskQueue = '${taskQueue}' AND WorkflowType = '${WORKFLOW_TYPE.orderFulfillment}' AND ExecutionStatus = 'Completed'`;
+    await waitFor(
+      async () => (alive(), (await client.workflow.count(completed)).count >= o.orders),
+      {
+        timeoutMs: 300_000,
+        intervalMs: 500,
+        what: `${o.orders} order runs completed`,
+      },
+    );
     const order = await readHistoryShape(client, taskQueue, WORKFLOW_TYPE.orderFulfillment);
     const payout =
       bridged && o.payouts > 0
