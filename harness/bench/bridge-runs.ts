@@ -9,14 +9,12 @@ import type { Pool } from 'pg';
 import { migrate } from '../../src/db/migrate';
 import { createLedgerStore } from '../../src/db/ledger-store';
 import { ensureTopics } from '../../src/kafka/topics';
-import { DEFAULT_ROUTES } from '../../src/domains';
 import { generateOrderStream } from '../tools/order-stream';
 import { runLimited } from '../../src/util/run-limited';
 import { waitFor } from '../../src/util/wait';
 import { startComponent, stopComponent } from '../pipeline/components';
 import { productionArgs } from '../pipeline/production';
-import { translateMessage, type StartCommand } from '../../src/events/translate';
-import { startOrDeduplicate } from '../../src/kafka-bridge/workflow-starter';
+import { startCommandsOf, startDirect } from './direct-start';
 import { cpuDelta, cpuSeconds, peakRssMiB, perItem, selfCpu, waitForQuietCpu } from './proc-cpu';
 
 export const PARTITIONS = 4;
@@ -51,27 +49,12 @@ export async function rawStartRate(
   seed: number,
 ): Promise<{ rate: number; cpuMsPerStart: Record<string, number> }> {
   const taskQueue = tag('bench-raw');
-  const commands = generateOrderStream({ orders: n, seed, prefix: tag('raw') })
-    .records.map((r) =>
-      translateMessage(
-        { key: Buffer.from(r.key), value: Buffer.from(r.value), headers: r.headers },
-        DEFAULT_ROUTES,
-        { maxBytes: 1 << 20 },
-      ),
-    )
-    .filter((t): t is StartCommand => t.kind === 'start');
+  const commands = startCommandsOf(
+    generateOrderStream({ orders: n, seed, prefix: tag('raw') }).records,
+  );
   const cpuBefore = { ...cpuSeconds(stackPids), bench: selfCpu() };
   const started = performance.now();
-  await runLimited(
-    commands.map((cmd, i) => async () => {
-      await startOrDeduplicate(client, taskQueue, cmd, {
-        topic: 'bench',
-        partition: 0,
-        offset: String(i),
-      });
-    }),
-    concurrency,
-  );
+  await startDirect(client, taskQueue, commands, { concurrency, bare: false });
   const rate = commands.length / ((performance.now() - started) / 1000);
   const cpuAfter = { ...cpuSeconds(stackPids), bench: selfCpu() };
   await terminateAll(

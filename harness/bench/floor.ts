@@ -3,6 +3,7 @@
  * activities, started with client.workflow.start at the bridge's concurrency on the same
  * server, timed until all are completed.
  */
+import { loadavg } from 'node:os';
 import type { Client } from '@temporalio/client';
 import { runLimited } from '../../src/util/run-limited';
 import { waitFor } from '../../src/util/wait';
@@ -14,21 +15,34 @@ export interface RateFigure {
   seconds: number;
   /** CPU milliseconds per order (or workflow) by process, and `total`. */
   cpuMsPerItem: Record<string, number>;
+  /** The 1-minute load average when the measure began and ended: how busy the machine was. */
+  load?: { before: number; after: number };
 }
 
+/** The floor's workflow types (floor-workflows.ts). */
+export type FloorWorkflowType = keyof typeof import('./floor-workflows');
+
+/**
+ * Starts `n` workflows of `workflowType` on `taskQueue`, `concurrency` at a time, and times
+ * them until all are completed, with the CPU of the stack's processes and of this one. `start`
+ * replaces the bare start (`client.workflow.start` with no input) for the i-th workflow.
+ */
 export async function measureFloor(
   client: Client,
   taskQueue: string,
-  workflowType: 'floorEmpty' | 'floorThreeActivities',
+  workflowType: FloorWorkflowType,
   n: number,
   concurrency: number,
   stackPids: Record<string, number>,
+  start?: (i: number) => Promise<void>,
 ): Promise<RateFigure> {
   const prefix = tag(`floor-${workflowType}`);
+  const loadBefore = loadavg()[0]!;
   const before = { ...cpuSeconds(stackPids), bench: selfCpu() };
   const started = performance.now();
   await runLimited(
     Array.from({ length: n }, (_, i) => async () => {
+      if (start) return start(i);
       await client.workflow.start(workflowType, {
         taskQueue,
         workflowId: `${prefix}-${i}`,
@@ -52,5 +66,6 @@ export async function measureFloor(
     perSecond: round(n / seconds),
     seconds: round(seconds),
     cpuMsPerItem: perItem(cpuDelta(before, after), n),
+    load: { before: loadBefore, after: loadavg()[0]! },
   };
 }

@@ -7,6 +7,9 @@
  *   options: --warmup 20s --latency-duration 60s --inflight 200
  *            --events 3000 --concurrency 32 --duplicates 20000   (bridge part, harness/bench/bridge.ts)
  *            --drain-orders 2000 --drain-payouts 50 --floor-workflows 2000 --profile (drain part)
+ *            --variants product,no-versioning,tracing,...   the drain's variants (drain-variants.ts)
+ *            --ladder every|claim,publish,...                the floor's rungs (floor-ladder.ts)
+ *            --prefill 5000000                      rows in each growing table before each drain
  *            --only drain                                          (skip the other phases)
  *            --only fairness --orders 5000 --backfill 2000 --mail-limit 10 --baseline 60s
  *                                                                  (bursts: harness/bench/fairness.ts)
@@ -29,6 +32,8 @@ import { benchBridge, stackPidsOf } from './bridge';
 import { benchEndToEnd } from './e2e';
 import { benchDrain, type DrainResult } from './drain';
 import { formatDrain } from './drain-table';
+import { parseVariants } from './drain-variants';
+import { parseLadder } from './floor-ladder';
 import { applyTopologyOptions, describeTopology, TOPOLOGY_OPTIONS } from './topology-option';
 import { benchFairness, formatFairness } from './fairness';
 import { restartTemporal } from '../stack/restart';
@@ -50,6 +55,9 @@ async function main(): Promise<void> {
       'drain-payouts': { type: 'string' },
       'floor-workflows': { type: 'string' },
       profile: { type: 'boolean' },
+      variants: { type: 'string' },
+      ladder: { type: 'string' },
+      prefill: { type: 'string' },
       only: { type: 'string' },
       orders: { type: 'string' },
       backfill: { type: 'string' },
@@ -65,6 +73,11 @@ async function main(): Promise<void> {
   const drainOrders = Number(values['drain-orders'] ?? 2000);
   if (!Number.isInteger(drainOrders) || drainOrders <= 0)
     throw new Error(`--drain-orders must be a positive integer, got ${values['drain-orders']}`);
+  const prefill = Number(values.prefill ?? 0);
+  if (!Number.isInteger(prefill) || prefill < 0)
+    throw new Error(`--prefill must be a whole number of rows, got ${values.prefill}`);
+  const variants = parseVariants(values.variants);
+  const ladder = parseLadder(values.ladder);
   const durationMs = parseDuration(values.duration ?? '5m', '--duration');
   // Warm-up and latency phase scale with short runs so a 30 s check stays short.
   const warmupMs = parseDuration(
@@ -88,6 +101,9 @@ async function main(): Promise<void> {
     const drain: DrainResult = await benchDrain(
       {
         orders: drainOrders,
+        variants,
+        prefill,
+        ladder,
         payouts: Number(values['drain-payouts'] ?? 50),
         concurrency,
         floorWorkflows: Number(values['floor-workflows'] ?? drainOrders),

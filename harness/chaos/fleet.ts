@@ -2,7 +2,8 @@ import { startComponent, stopComponent, type Component } from '../pipeline/compo
 import { waitFor } from '../../src/util/wait';
 
 export interface FleetMember {
-  entry: string;
+  /** A source entry point run through tsx, or the argv after `node` (productionArgs). */
+  entry: string | string[];
   /** Ready when this URL answers (HTTP components); workers have none. */
   readyUrl?: string;
 }
@@ -55,6 +56,11 @@ export class Fleet {
     });
   }
 
+  /** The pid of a running member (a restart gives it a new one). */
+  pidOf(name: string): number | undefined {
+    return this.running.get(name)?.child.pid;
+  }
+
   /** The log file of a running member (its output, appended across restarts). */
   logOf(name: string): string | undefined {
     return this.running.get(name)?.logFile;
@@ -97,7 +103,7 @@ export class Fleet {
    * A deploy of one member: a graceful stop (SIGTERM: a worker finishes its tasks), then a
    * start from `entry`, which later restarts of the member use too.
    */
-  async redeploy(name: string, entry: string): Promise<void> {
+  async redeploy(name: string, entry: string | string[]): Promise<void> {
     const member = this.members[name];
     if (!member) throw new FleetError(`unknown component ${name}`);
     await this.stop(name);

@@ -52,6 +52,8 @@ export async function publishSpread(
   records: Message[],
   spreadMs: number,
   startedAt: number,
+  /** Told of each chunk once Kafka has it, with the time it was sent (the soak's latencies). */
+  onChunk?: (messages: Message[], sentAt: number) => void,
 ): Promise<void> {
   // Read once, before the faults begin.
   const partitions = await fetchPartitionCount(kafka, topic);
@@ -64,10 +66,12 @@ export async function publishSpread(
       const due = startedAt + (c * spreadMs) / chunks;
       await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
       const messages = records.slice(c * size, (c + 1) * size);
+      const sentAt = Date.now();
       await waitFor(
         () => sendPerPartition(producer, { topic, messages, partitions }).then(() => true),
         { timeoutMs: 180_000, intervalMs: 1000, what: `chunk ${c} published to ${topic}` },
       );
+      onChunk?.(messages, sentAt);
     }
   } finally {
     await producer.disconnect();

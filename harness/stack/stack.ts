@@ -5,6 +5,7 @@ import { pickAnyPort, pickPort, pickPortBelow } from './ports';
 import { readyWhileAlive } from './processes';
 import { localStackLiveness } from '../../src/config/local-stack-file';
 import { installTemporal, startTemporal, waitForTemporal } from './temporal';
+import { rotateTemporalDb, temporalDbMaxBytes } from './temporal-db-rotation';
 import { bootstrapOf, installKafka, startKafkaNode, waitForKafka } from './kafka';
 import { singleBrokerLayout, threeBrokerLayout, type KafkaLayout } from './kafka-layout';
 import { installPostgres, startPostgres, waitForPostgres } from './postgres';
@@ -168,6 +169,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     postgres: Boolean(env.DATABASE_URL),
   };
   checkTopology(topology, external);
+  const temporalDbMax = temporalDbMaxBytes(env);
 
   const previous = readStackState(paths);
   if (previous) {
@@ -280,6 +282,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       waits.push(readyWhileAlive(state.pids.codec, 'codec', waitForCodec(ports.codec, timeoutMs)));
     }
     if (temporalBin) {
+      // No stack runs from this folder (one that did was reused above): nothing is lost mid-way.
+      rotateTemporalDb(paths.temporalDb, temporalDbMax, log);
       state.pids.temporal = startTemporal(
         paths,
         temporalBin,

@@ -4,11 +4,12 @@
 // key, the record key the entity, so however often the step runs (a worker killed after the
 // send, an operator's retry, a replay), a consumer keyed by event ID acts once.
 import { ApplicationFailure } from '@temporalio/common';
-import type { Producer } from 'kafkajs';
+import { Partitioners, type ICustomPartitioner, type Message, type Producer } from 'kafkajs';
 import type { Config } from '../config';
 import { HEADER, MAX_ID_LENGTH } from '../events/envelope';
 import { createKafka } from '../kafka/kafka-client';
 import { sha256Hex } from '../util/sha256';
+import { createPublishBatcher } from './publish-batcher';
 import type { PublishEventInput, PublishEventResult } from './publish-contract';
 import { KAFKA_UNAVAILABLE, type TransientFailureDetails } from './transient-failure';
 
@@ -30,21 +31,39 @@ export const MAX_EVENT_BYTES = 1_000_000;
 export interface EventProducer {
   producer(): Promise<Producer>;
   close(): Promise<void>;
+  /**
+   * The partition the producer's partitioner gave a record of its last send, which lets
+   * records share a request (publish-batcher.ts). A producer without it sends one per request.
+   */
+  partitionOf?(message: Message): number | undefined;
 }
 
 /**
  * An idempotent producer (KafkaJS: one request in flight, acks from every in-sync replica) on
  * the configured cluster, connected at the first publish: a worker whose domains publish
- * nothing never connects to Kafka.
+ * nothing never connects to Kafka. Its partitioner is KafkaJS's default, and it says which
+ * partition each record got, so concurrent publishes share a request (publish-batcher.ts).
  */
 export function createEventProducer(kafka: Config['kafka']): EventProducer {
   let connected: Promise<Producer> | undefined;
+  // KafkaJS's default partitioner (murmur2 of the key, as Java's), remembered per record.
+  const assigned = new WeakMap<Message, number>();
+  const createPartitioner: ICustomPartitioner = () => {
+    const partition = Partitioners.DefaultPartitioner();
+    return (args) => {
+      const p = partition(args);
+      assigned.set(args.message, p);
+      return p;
+    };
+  };
   return {
+    partitionOf: (message) => assigned.get(message),
     producer: () =>
       (connected ??= (async () => {
         const p = createKafka(kafka, 'publisher').producer({
           idempotent: true,
           maxInFlightRequests: 1,
+          createPartitioner,
         });
         await p.connect();
         return p;
@@ -77,6 +96,11 @@ export interface PublishDeps {
 }
 
 export function createPublishActivities(deps: PublishDeps) {
+  // One batcher per worker's producer: steps publishing at once share a request.
+  const batcher = createPublishBatcher({
+    producer: () => deps.producer.producer(),
+    ...(deps.producer.partitionOf ? { partitionOf: (m) => deps.producer.partitionOf!(m) } : {}),
+  });
   const rejected = (message: string, input: PublishEventInput) =>
     ApplicationFailure.create({
       type: PUBLISH_FAILURES.rejected,
@@ -101,29 +125,17 @@ export function createPublishActivities(deps: PublishDeps) {
       if (bytes > MAX_EVENT_BYTES)
         throw rejected(`${input.eventType} is ${bytes} bytes, above ${MAX_EVENT_BYTES}`, input);
       try {
-        const producer = await deps.producer.producer();
-        const [sent] = await producer.send({
-          topic,
-          acks: -1,
-          messages: [
-            {
-              key: input.entityId,
-              value,
-              headers: {
-                [HEADER.eventId]: eventId,
-                [HEADER.eventType]: input.eventType,
-                [HEADER.aggregateId]: input.entityId,
-                [HEADER.contentType]: 'application/json',
-              },
-            },
-          ],
+        const sent = await batcher.send(topic, {
+          key: input.entityId,
+          value,
+          headers: {
+            [HEADER.eventId]: eventId,
+            [HEADER.eventType]: input.eventType,
+            [HEADER.aggregateId]: input.entityId,
+            [HEADER.contentType]: 'application/json',
+          },
         });
-        return {
-          eventId,
-          topic,
-          partition: sent?.partition ?? -1,
-          offset: sent?.baseOffset ?? sent?.offset ?? '',
-        };
+        return { eventId, topic, ...sent };
       } catch (err) {
         // KafkaJS says which of its errors a retry may resolve; the rest are the record's.
         if ((err as { retriable?: boolean }).retriable === false)

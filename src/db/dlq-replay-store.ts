@@ -251,6 +251,50 @@ export async function adoptReplayMarks(
   return rowCount ?? 0;
 }
 
+/** A DLQ partition whose marks `dlq reap` weighs against what Kafka still holds. */
+export interface MarkedPartition {
+  dlqTopic: string;
+  partition: number;
+}
+
+/** The DLQ partitions of `dlqTopics` that have marks. */
+export async function listMarkedPartitions(
+  db: Db,
+  dlqTopics: readonly string[],
+): Promise<MarkedPartition[]> {
+  const { rows } = await run<{ dlq_topic: string; dlq_partition: number }>(
+    db,
+    'list partitions',
+    `SELECT DISTINCT dlq_topic, dlq_partition FROM dlq_replays WHERE dlq_topic = ANY($1::text[])
+      ORDER BY dlq_topic, dlq_partition`,
+    [dlqTopics],
+  );
+  return rows.map((r) => ({ dlqTopic: r.dlq_topic, partition: r.dlq_partition }));
+}
+
+/**
+ * Drops the marks of entries Kafka no longer holds: in each partition, those below `earliest`
+ * (its first offset still on the topic; null when the topic is gone). No replay can read such
+ * an entry again, so its mark guards nothing. A `sending` mark stays: it records a send that
+ * was never confirmed, which an operator still has to weigh. Returns how many were dropped.
+ */
+export async function reapReplayMarks(
+  db: Db,
+  bounds: ReadonlyArray<MarkedPartition & { earliest: string | null }>,
+): Promise<number> {
+  if (bounds.length === 0) return 0;
+  const { rowCount } = await run(
+    db,
+    'reap',
+    `DELETE FROM dlq_replays AS r
+      USING unnest($1::text[], $2::int[], $3::bigint[]) AS u(t, p, earliest)
+      WHERE r.dlq_topic = u.t AND r.dlq_partition = u.p
+        AND (u.earliest IS NULL OR r.dlq_offset < u.earliest) AND r.state <> 'sending'`,
+    [bounds.map((b) => b.dlqTopic), bounds.map((b) => b.partition), bounds.map((b) => b.earliest)],
+  );
+  return rowCount ?? 0;
+}
+
 // One replay at a time per schema: a session-level advisory lock, released by unlockReplays or
 // by Postgres when the session ends (a killed CLI holds nothing). Keyed on the search_path,
 // which names the schema whose dlq_replays the session writes.

@@ -139,3 +139,45 @@ export async function loadBuild(
 function refused(kind: BuildRefusal['kind'], reason: string): StoredBuild {
   return { state: 'refused', kind, reason };
 }
+
+/** A stored build, without its code. */
+export interface StoredBuildRow {
+  buildId: string;
+  storedAt: Date;
+  /** The gzipped bundle's size. */
+  bytes: number;
+}
+
+/** Every stored build, newest first. */
+export async function listStoredBuilds(pool: pg.Pool): Promise<StoredBuildRow[]> {
+  const { rows } = await pool.query<{ build_id: string; stored_at: Date; bytes: number }>(
+    `SELECT build_id, stored_at, octet_length(code_gzip) AS bytes FROM workflow_builds
+      ORDER BY stored_at DESC, build_id`,
+  );
+  return rows.map((r) => ({ buildId: r.build_id, storedAt: r.stored_at, bytes: Number(r.bytes) }));
+}
+
+/**
+ * Removes stored builds, in one transaction that says so (migration 0012): only the table's
+ * owner may, and only builds no run can need (decided by the caller: `onceflow builds prune`).
+ * Returns how many rows went.
+ */
+export async function removeBuilds(pool: pg.Pool, buildIds: readonly string[]): Promise<number> {
+  if (buildIds.length === 0) return 0;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("SET LOCAL onceflow.prune_builds = 'on'");
+    const { rowCount } = await client.query(
+      'DELETE FROM workflow_builds WHERE build_id = ANY($1::text[])',
+      [buildIds],
+    );
+    await client.query('COMMIT');
+    return rowCount ?? 0;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

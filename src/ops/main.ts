@@ -6,8 +6,10 @@ import { ConfigError, loadConfig } from '../config';
 import { VisibilityValueError } from '../temporal/search-attributes';
 import { OpsContext } from './context';
 import { listDlq, replayDlq } from './dlq-commands';
+import { reapDlqMarks } from './dlq-reap';
 import { reapLedger } from './ledger-commands';
 import { listDeploymentBuilds } from './builds-commands';
+import { pruneBuilds } from './builds-prune';
 import { runReconcileCli } from '../reconcile/main';
 import { runSetup } from './setup-command';
 import { signalAll } from './bulk-commands';
@@ -49,8 +51,10 @@ export const USAGE = `usage: onceflow [--domains-module FILE] <command> [options
       --domains-module FILE: the domains come from FILE's export DOMAINS (default: this repo's registry)
   dlq list [--reason R] [--topic T] [--limit N]        (with when and by whom each entry was replayed)
   dlq replay [--reason R] [--topic T] [--by NAME] [--dry-run] [--yes]   (asks unless --yes; each entry once, ever)
+  dlq reap [--topic T]     (drops the replay marks of entries Kafka no longer holds)
   ledger reap [--older-than-days D] [--schema NAME]
   builds list [--deployment NAME]     (the worker deployment's builds: open runs, current, code stored)
+  builds prune [--deployment NAME] [--older-than-days 7] [--keep 3] [--dry-run]   (stored code no run needs; the table's owner)
   reconcile [--topic T] [--prefix P] [--stuck-after 10m]   (same as npm run reconcile)
   setup                               migrations, and every topic the domains read or publish to,
                                       each with its <topic>.dlq (run once before the bridge)
@@ -128,9 +132,9 @@ const ORDER_COMMANDS: Group = {
 };
 
 const OTHER_COMMANDS: Record<string, Group> = {
-  dlq: { list: listDlq, replay: replayDlq },
+  dlq: { list: listDlq, replay: replayDlq, reap: reapDlqMarks },
   ledger: { reap: reapLedger },
-  builds: { list: listDeploymentBuilds },
+  builds: { list: listDeploymentBuilds, prune: pruneBuilds },
 };
 
 /**

@@ -44,6 +44,7 @@ export const SYSTEM_ATTRIBUTE = {
   workflowId: 'WorkflowId',
   executionStatus: 'ExecutionStatus',
   startTime: 'StartTime',
+  closeTime: 'CloseTime',
   /** `<deployment>:<build ID>` of a versioned run (Temporal sets it; docs/deploying.md). */
   workerDeploymentVersion: 'TemporalWorkerDeploymentVersion',
 } as const;
@@ -96,6 +97,8 @@ export const visibility = {
   isUnset: (attribute: QueryAttribute): string => `${nameOf(attribute)} IS NULL`,
   before: (attribute: QueryAttribute, at: Date): string =>
     `${nameOf(attribute)} < ${quoteVisibilityValue(at.toISOString())}`,
+  atOrAfter: (attribute: QueryAttribute, at: Date): string =>
+    `${nameOf(attribute)} >= ${quoteVisibilityValue(at.toISOString())}`,
   /** Terms joined by AND; undefined and false terms are left out. */
   allOf: (...terms: ReadonlyArray<string | undefined | false>): string =>
     terms.filter((t): t is string => typeof t === 'string' && t !== '').join(' AND '),

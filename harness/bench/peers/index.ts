@@ -1,13 +1,13 @@
 /**
- * `npm run bench:peers`: the same order workload on onceflow, Restate and DBOS, one after
- * another in one run, on the same Kafka, Postgres and sandbox providers (fault injection off),
- * and one table with a row per system. Installs the peers (harness/bench/peers/package.json, pinned)
+ * `npm run bench:peers`: the same order workload on onceflow, plain Temporal + kafkajs, Restate
+ * and DBOS, one after another in one run, on the same Kafka, Postgres and sandbox providers
+ * (fault injection off), and one table with a row per system. Installs the peers (harness/bench/peers/package.json, pinned)
  * on first use. Starts the stack if none is running (and stops only what it started).
  *
  *   npm run bench:peers                          # 2-minute sustained window per system
  *   npm run bench:peers -- --duration 30s        # quick check
  *   options: --warmup 20s --latency-duration 60s --backlog 500 --duplicates 2000
- *            --concurrency 32 --partitions 6 --systems onceflow,restate,dbos
+ *            --concurrency 32 --partitions 6 --systems onceflow,plain-temporal,restate,dbos
  *            --temporal dev|server --kafka-brokers 1|3   (the stack's topology)
  *
  * Writes artifacts/bench-peers.json and artifacts/bench-peers.svg. Every figure is measured in
@@ -50,13 +50,19 @@ import {
   dbosSystem,
   onceflowSystem,
   peerVersion,
+  plainTemporalSystem,
   restateSystem,
   type PeerSystem,
   type SystemContext,
 } from './systems';
 import { preProduce, runWorkload, type WorkloadOptions, type WorkloadResult } from './workload';
 
-const SYSTEMS = { onceflow: onceflowSystem, restate: restateSystem, dbos: dbosSystem } as const;
+const SYSTEMS = {
+  onceflow: onceflowSystem,
+  'plain-temporal': plainTemporalSystem,
+  restate: restateSystem,
+  dbos: dbosSystem,
+} as const;
 type SystemName = keyof typeof SYSTEMS;
 const SKUS = ['SKU-1', 'SKU-2', 'SKU-3', 'SKU-4', 'SKU-5'];
 
@@ -98,6 +104,12 @@ function ensurePeersInstalled(): void {
   if (r.status !== 0) throw new Error(`npm ci --prefix harness/bench/peers failed (${r.status})`);
 }
 
+/** Version of a package of the product's own install (node_modules at the root). */
+function rootVersion(name: string): string {
+  const file = join(ROOT, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 function versionOf(name: SystemName, stackVersions: Record<string, string>): string {
   if (name === 'restate')
     return `restate-server ${peerVersion('@restatedev/restate-server')}, sdk ${peerVersion('@restatedev/restate-sdk')}`;
@@ -107,6 +119,8 @@ function versionOf(name: SystemName, stackVersions: Record<string, string>): str
       `kafkajs-receive ${peerVersion('@dbos-inc/kafkajs-receive')}, ` +
       `postgres-datasource ${peerVersion('@dbos-inc/postgres-datasource')}`
     );
+  if (name === 'plain-temporal')
+    return `@temporalio/worker ${rootVersion('@temporalio/worker')}, kafkajs ${rootVersion('kafkajs')}, Temporal server ${stackVersions.temporalServer ?? '?'}`;
   const which = stackVersions.temporalCli ? "the stack's dev server" : 'the Temporal server';
   return `this checkout, Temporal server ${stackVersions.temporalServer ?? '?'} (${which})`;
 }
@@ -139,10 +153,11 @@ async function main(): Promise<void> {
     partitions: Number(values.partitions ?? 6),
   };
   const concurrency = Number(values.concurrency ?? 32);
-  const names = (values.systems ?? 'onceflow,restate,dbos').split(',') as SystemName[];
+  const names = (values.systems ?? Object.keys(SYSTEMS).join(',')).split(',') as SystemName[];
   for (const n of names) if (!(n in SYSTEMS)) throw new Error(`unknown system ${n}`);
 
-  ensurePeersInstalled();
+  // Restate and DBOS are pinned in harness/bench/peers; onceflow and plain Temporal need nothing more.
+  if (names.some((n) => n === 'restate' || n === 'dbos')) ensurePeersInstalled();
   buildProduction(); // onceflow's worker and bridge run compiled, as in production
   const stack = await startPreparedStack();
   const config = loadConfig();
@@ -159,7 +174,7 @@ async function main(): Promise<void> {
   const failures: Array<{ system: SystemName; error: string }> = [];
   try {
     for (const name of names) {
-      const run = `peers_${name}_${runTag}`;
+      const run = `peers_${name.replace(/-/g, '_')}_${runTag}`;
       const inventorySchema = `${run}_inv`;
       const providersSchema = `${run}_prov`;
       const topic = `${run}_orders`;
@@ -312,7 +327,7 @@ function report(
         ordersPerSecond: r.sustained.ordersPerSecond,
         duplicatesPerSecond: r.duplicates.perSecond,
       })),
-      `onceflow vs Restate vs DBOS, ${machine.cores} cores, ${new Date().toISOString().slice(0, 16)}Z`,
+      `${results.map((r) => r.system).join(' vs ')}, ${machine.cores} cores, ${new Date().toISOString().slice(0, 16)}Z`,
     ),
   );
   const rss = (r: SystemResult) =>

@@ -1,5 +1,5 @@
 /**
- * The three systems of `npm run bench:peers`, each started on its own topic and schemas and
+ * The four systems of `npm run bench:peers`, each started on its own topic and schemas and
  * stopped (with its data) afterwards. Each runs its own defaults, which is what its docs
  * recommend: onceflow's bridge starts 32 workflows at a time (its default); a Restate Kafka
  * subscription runs one invocation per key at a time, keys in parallel, with no global limit;
@@ -39,7 +39,7 @@ export interface SystemContext {
 }
 
 export interface PeerSystem {
-  name: 'onceflow' | 'restate' | 'dbos';
+  name: 'onceflow' | 'plain-temporal' | 'restate' | 'dbos';
   /** What the system got and why, printed with the table. */
   settings: string;
   processes: SystemProcess[];
@@ -114,6 +114,51 @@ export function onceflowSystem(ctx: SystemContext): PeerSystem {
       for (const name of ['worker', 'bridge'] as const)
         processes.push(
           startProcess(`onceflow-${name}`, process.execPath, productionArgs(name), {
+            env,
+            logs: ctx.logs,
+          }),
+        );
+    },
+    async stop() {
+      for (const p of processes.slice().reverse()) await stopProcess(p);
+    },
+  };
+}
+
+/**
+ * Temporal and kafkajs as Temporal's samples would write them, on the stack's Temporal: a
+ * kafkajs consumer starting one workflow per record with its event ID as the workflow ID
+ * (REJECT_DUPLICATE), and a worker running the same three effects as activities with the
+ * SDK's defaults; no claim, no ledger, no encryption, no versioning.
+ */
+export function plainTemporalSystem(ctx: SystemContext): PeerSystem {
+  const processes: SystemProcess[] = [];
+  const temporal =
+    ctx.temporal === 'server' ? 'Temporal server (PostgreSQL)' : 'Temporal dev server';
+  return {
+    name: 'plain-temporal',
+    settings:
+      'a kafkajs consumer (eachMessage, every partition at once, auto-commit) starting a ' +
+      'workflow per record, workflow ID = event ID, REJECT_DUPLICATE; a worker with the SDK ' +
+      "defaults (plainOrder: reserve, charge, email as activities, default retry policy); the reservation's " +
+      'key, no order claim, no ledger; default data converter (no encryption), unversioned; ' +
+      `both under tsx; Temporal: the stack's ${temporal}`,
+    processes,
+    async start() {
+      const env = {
+        ...appEnv(ctx, 0),
+        TEMPORAL_ADDRESS: ctx.stackEnv.TEMPORAL_ADDRESS!,
+        PLAIN_TASK_QUEUE: `${ctx.run}_tq`,
+      };
+      if (ctx.temporalPid)
+        processes.push({
+          name: `${temporal.toLowerCase()} (shared)`,
+          pid: ctx.temporalPid,
+          shared: true,
+        });
+      for (const name of ['worker', 'consumer'])
+        processes.push(
+          startNodeProcess(`plain-${name}`, `harness/bench/peers/plain-temporal/${name}.ts`, {
             env,
             logs: ctx.logs,
           }),

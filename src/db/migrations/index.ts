@@ -9,6 +9,7 @@ import { entityClaims } from './0008-entity-claims';
 import { workflowBuilds } from './0009-workflow-builds';
 import { verifiedBuilds } from './0010-verified-builds';
 import { sandboxHoldsShipments } from './0011-sandbox-holds-shipments';
+import { prunableBuilds } from './0012-prunable-builds';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   workflowBuilds,
   verifiedBuilds,
   sandboxHoldsShipments,
+  prunableBuilds,
 ];

@@ -2,7 +2,12 @@ import { strict as assert } from 'node:assert';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createLedgerStore } from '../../../src/db/ledger-store';
-import { buildIdOf, loadBuild, storeBuild } from '../../../src/db/workflow-build-store';
+import {
+  buildIdOf,
+  loadBuild,
+  removeBuilds,
+  storeBuild,
+} from '../../../src/db/workflow-build-store';
 import { migrate } from '../../../src/db/migrate';
 import { createPool } from '../../../src/db/pool';
 import { readStock, setStock } from '../../../src/domains/orders/inventory/stock-store';
@@ -149,6 +154,17 @@ describe("compose's database roles (issue 23, real Postgres)", function () {
     }
     assert.equal(await sqlstateOf(owner.query('TRUNCATE workflow_builds')), '42501');
     assert.equal((await loadBuild(app, buildId)).state, 'verified', 'the build is unchanged');
+    // Saying so (what `builds prune` does) lets the owner remove a build, and no one else.
+    for (const [who, pool] of [
+      ['app', app],
+      ['worker', worker],
+    ] as const)
+      assert.equal(await sqlstateOf(removeBuilds(pool, [buildId])), '42501', `${who} prune`);
+    const other = `${code} // pruned`;
+    assert.notEqual((await storeBuild(worker, buildIdOf(other), other)).state, 'conflict');
+    assert.equal(await removeBuilds(owner, [buildIdOf(other)]), 1, 'the owner prunes');
+    assert.equal((await loadBuild(app, buildIdOf(other))).state, 'missing');
+    assert.equal((await loadBuild(app, buildId)).state, 'verified', 'the other build stays');
   }
 
   it('only the worker role stores builds; no role changes or removes one (a fresh install)', () =>

@@ -47,32 +47,47 @@ describe('bench: the topology option and the drain table on three brokers', () =
         total: 19.6,
       },
     };
+    const history = (runs: number, typical: number, max: number, workflowTasks: number) => ({
+      runs,
+      events: { typical, min: typical, max },
+      workflowTasks,
+      byType: {},
+    });
+    const sizes = [{ table: 'processed_events', rows: 5, tableMiB: 1.5, indexesMiB: 0.5 }];
     const table = formatDrain({
       orders: 1000,
-      drain: { ...fig, peakRssMiB: { worker: 100, bridge: 80 } },
-      floorEmpty: fig,
-      floorThreeActivities: fig,
-      ratios: { toEmpty: 0.5, toThreeActivities: 0.9 },
-      histories: {
-        order: {
-          runs: 50,
-          events: { typical: 26, min: 26, max: 30 },
-          workflowTasks: 4,
-          byType: {},
+      prefill: 5,
+      drains: [
+        {
+          ...fig,
+          variant: 'product',
+          orders: 1000,
+          load: { before: 0.5, after: 2.25 },
+          peakRssMiB: { worker: 100, bridge: 80 },
+          sizes: { before: sizes, after: sizes },
+          histories: { order: history(50, 26, 30, 4), payout: history(20, 31, 31, 5) },
         },
-        payout: {
-          runs: 20,
-          events: { typical: 31, min: 31, max: 31 },
-          workflowTasks: 5,
-          byType: {},
+        {
+          ...fig,
+          cpuMsPerItem: { ...fig.cpuMsPerItem, worker: 1, total: 18.6 },
+          variant: 'no-versioning',
+          orders: 1000,
+          peakRssMiB: { worker: 90, bridge: 80 },
+          sizes: { before: sizes, after: sizes },
+          histories: { order: history(50, 26, 26, 4) },
         },
-        floorThreeActivities: {
-          runs: 50,
-          events: { typical: 23, min: 23, max: 23 },
-          workflowTasks: 4,
-          byType: {},
+      ],
+      ladder: [
+        { ...fig, rung: 'floor', what: 'three no-op activities', history: history(50, 23, 23, 4) },
+        {
+          ...fig,
+          cpuMsPerItem: { ...fig.cpuMsPerItem, total: 21.6 },
+          rung: 'claim',
+          what: 'claim and settle',
+          history: history(50, 25, 25, 4),
         },
-      },
+      ],
+      ratios: { product: 0.9, 'no-versioning': 0.95 },
     } as unknown as DrainResult);
     assert.match(table, /\| onceflow order \| 50 \| 26 \(26–30\) \| 4 \|/);
     assert.match(table, /\| onceflow payout \| 20 \| 31 \| 5 \|/);
@@ -80,7 +95,15 @@ describe('bench: the topology option and the drain table on three brokers', () =
     // bridge | worker | temporal | kafka | postgres | providers | bench | total
     assert.match(
       table,
-      /\| onceflow drain \(orders\) \| 10 \| 100 \| 1 \| 2 \| 10\.5 \| 3\.1 \| 3 \| – \| – \| 19\.6 \|/,
+      /\| product \| 0\.5 → 2\.3 \| 10 \| 100 \| 1 \| 2 \| 10\.5 \| 3\.1 \| 3 \| – \| – \| 19\.6 \| {2}\| 0\.9 \| 100 \/ 80 \|/,
     );
+    // A variant against the first drain, a rung against the floor.
+    assert.match(
+      table,
+      /\| no-versioning \| – \| 10 \| 100 \| 1 \| 1 \| .* \| 18\.6 \| -1 \| 0\.95 \|/,
+    );
+    assert.match(table, /\| claim: claim and settle \| .* \| 21\.6 \| \+2 \| 25 \|/);
+    assert.match(table, /over 5 prefilled rows/);
+    assert.match(table, /\| product \| processed_events \| 5 → 5 \| 1\.5 → 1\.5 \| 0\.5 → 0\.5 \|/);
   });
 });
