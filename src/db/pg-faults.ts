@@ -83,7 +83,7 @@ export const PG_CONNECTION_MESSAGES =
 /**
  * Faults of a database that is going, gone or busy, which time resolves by itself (a
  * failover, a restart, a read-only replica being promoted, a serialization retry): a step
- * meeting one waits on durable timers like a provider outage. Everything else (a constraint,
+ * meeting one waits in a waiting round like a provider outage. Everything else (a constraint,
  * a missing relation, a syntax error, a privilege) needs a person: the step parks.
  */
 export const OUTAGE_FAULTS: ReadonlySet<PgFault> = new Set([

@@ -26,7 +26,7 @@ export type SignalOutcome = 'signalled' | 'skipped' | 'failed';
 
 /**
  * Where retryStep and resolveStep act: parked, or waiting out a transient cause (the
- * workflow then runs the step again at once instead of at the next slow-phase try).
+ * workflow then runs the step again at once instead of at its waiting round's next attempt).
  */
 export const ACTIONABLE_STEPS = ['needs_attention', 'waiting'];
 

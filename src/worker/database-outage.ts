@@ -2,7 +2,7 @@
 // the worker (a domain's own step, the claim, the settlement; local activities too) that fails
 // because our Postgres is going, gone or busy (connection refused or reset, admin shutdown,
 // read-only during a failover, a serialization failure) fails as a transient failure carrying
-// the worker's window, so its step waits on durable timers with the same key instead of
+// the worker's window, so its step waits in a waiting round with the same key instead of
 // parking after its short `own` budget. Any other database error (a constraint, a missing
 // relation, a syntax error) is left as it is: the step parks for an operator.
 import { ApplicationFailure } from '@temporalio/common';
