@@ -1,6 +1,6 @@
 import { SchemaRegistryClient } from '@confluentinc/schemaregistry/dist/schemaregistry-client';
 import { AvroSerializer } from '@confluentinc/schemaregistry/dist/serde/avro';
-import { SerdeType } from '@confluentinc/schemaregistry/dist/serde/serde';
+import { SerdeType, SubjectNameStrategyType } from '@confluentinc/schemaregistry/dist/serde/serde';
 import { HEADER } from '../../src/events/envelope';
 import type { KafkaRecord } from '../../src/events/event-message';
 import { waitForSchemaRegistry } from '../stack/schema-registry';
@@ -66,7 +66,11 @@ export async function withAvroOrders(
   const client = new SchemaRegistryClient({ baseURLs: [options.url] });
   const subject = `${options.topic}-value`;
   const id = await client.register(subject, { schemaType: 'AVRO', schema: ORDER_PLACED_AVRO });
-  const serializer = new AvroSerializer(client, SerdeType.VALUE, { useSchemaId: id } as never);
+  // TOPIC: the subject is `<topic>-value`, no `/associations` request Apicurio does not serve.
+  const serializer = new AvroSerializer(client, SerdeType.VALUE, {
+    useSchemaId: id,
+    subjectNameStrategyType: SubjectNameStrategyType.TOPIC,
+  } as never);
   const every = Math.max(1, Math.round(1 / Math.min(1, options.share)));
   let avro = 0;
   let seen = 0;

@@ -1,7 +1,11 @@
 import protobufjs from 'protobufjs';
 import { SchemaRegistryClient } from '@confluentinc/schemaregistry/dist/schemaregistry-client';
 import { AvroSerializer } from '@confluentinc/schemaregistry/dist/serde/avro';
-import { SchemaId, SerdeType } from '@confluentinc/schemaregistry/dist/serde/serde';
+import {
+  SchemaId,
+  SerdeType,
+  SubjectNameStrategyType,
+} from '@confluentinc/schemaregistry/dist/serde/serde';
 import { waitForSchemaRegistry } from '../../harness/stack/schema-registry';
 
 /** The stack's registry (Apicurio's Confluent-compatible API), once it answers. */
@@ -47,8 +51,12 @@ export class NodeRegistryProducer {
   /** Avro bytes of `value` under `schema` (an Avro JSON schema), registered if new. */
   async avro(topic: string, schema: string, value: unknown): Promise<Buffer> {
     const id = await this.client.register(`${topic}-value`, { schemaType: 'AVRO', schema });
+    // TOPIC names the subject `<topic>-value` without asking the registry: the client's default
+    // (ASSOCIATED) first asks an `/associations` endpoint Apicurio does not serve, one more
+    // request per value that, on a loaded box, ran into the request timeout.
     const serializer = new AvroSerializer(this.client, SerdeType.VALUE, {
       useSchemaId: id,
+      subjectNameStrategyType: SubjectNameStrategyType.TOPIC,
     } as never);
     return serializer.serialize(topic, value);
   }
