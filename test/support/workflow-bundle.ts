@@ -22,3 +22,15 @@ export function workflowBundle(
   bundles.set(id, bundle);
   return bundle;
 }
+
+/**
+ * `code` with a `// <mark>` line of its own: other code, so another build ID, that still loads.
+ * The line goes before the inline source map, which the SDK reads to the end of the code: a
+ * comment after it is decoded into the map (`/`, `2`, `1` are base64 digits) and, depending on
+ * the map's length, breaks its JSON.
+ */
+export function withChangeMark(code: string, mark: string): string {
+  const map = code.lastIndexOf('//# sourceMappingURL=');
+  if (map < 0) return `${code}\n// ${mark}`;
+  return `${code.slice(0, map)}// ${mark}\n${code.slice(map)}`;
+}

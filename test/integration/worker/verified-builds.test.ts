@@ -21,7 +21,7 @@ import { startDeploysWorker } from '../../support/deploys-worker';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { asSuperuserWithoutTriggers } from '../../support/pg-roles';
 import { testConfig, uniqueName } from '../../support/services';
-import { workflowBundle } from '../../support/workflow-bundle';
+import { withChangeMark, workflowBundle } from '../../support/workflow-bundle';
 
 /**
  * A stored build is code every worker may run: it runs only if it is the build it claims to
@@ -130,7 +130,10 @@ describe('stored builds are verified before they run (real stack)', function () 
   it("a row planted under the next release's build ID is reported, not taken for its code", async () => {
     const taskQueue = uniqueName('planted-tq');
     // The next release: v2 with a change of its own (v2 itself ran in the test above).
-    const next = `${(await workflowBundle({ domains: [deploysDomain('v2')] })).code}\n// 2.1`;
+    const next = withChangeMark(
+      (await workflowBundle({ domains: [deploysDomain('v2')] })).code,
+      '2.1',
+    );
     const b2 = buildIdOf(next);
     // Before the release runs anywhere, someone with INSERT stores other code under its ID.
     const planted = (await workflowBundle({ domains: [deploysDomain('v1')] })).code;
@@ -157,7 +160,10 @@ describe('stored builds are verified before they run (real stack)', function () 
   });
 
   it('a bundle built with another @temporalio/workflow is refused, saying which', async () => {
-    const code = `${(await workflowBundle({ domains: [deploysDomain('v1')] })).code}\n// 1.1`;
+    const code = withChangeMark(
+      (await workflowBundle({ domains: [deploysDomain('v1')] })).code,
+      '1.1',
+    );
     assert.equal((await storeBuild(env.db.pool, buildIdOf(code), code, '1.0.0')).state, 'stored');
     const loaded = await loadBuild(env.db.pool, buildIdOf(code));
     assert.equal(loaded.state, 'refused');
