@@ -6,14 +6,12 @@
  * so test/topology/suite.ts runs it last.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { readStackState } from '../../harness/stack/stack';
 import { isAlive } from '../../harness/stack/processes';
-
-const ROOT = resolve(__dirname, '..', '..');
+import { runNpmScript } from '../support/npm-run';
 
 interface ChaosSummary {
   violations: number;
@@ -25,22 +23,8 @@ interface ChaosSummary {
   read: { workflows: number };
 }
 
-function runChaos(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', 'chaos', '--', ...args], {
-      cwd: ROOT,
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => done({ code, stdout, stderr }));
-  });
-}
+/** Runs `npm run chaos` as a user would: its exit code, stdout and stderr. */
+const runChaos = (args: string[]) => runNpmScript('chaos', args);
 
 describe('npm run chaos on the production topology (Temporal server, three brokers)', function () {
   this.timeout(15 * 60_000);

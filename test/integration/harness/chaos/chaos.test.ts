@@ -1,28 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { runNpmScript } from '../../../support/npm-run';
 
-const ROOT = resolve(__dirname, '..', '..', '..', '..');
-
-/** Runs `npm run chaos` as a user would and returns its exit code, stdout and stderr. */
-function runChaos(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', 'chaos', '--', ...args], {
-      cwd: ROOT,
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => done({ code, stdout, stderr }));
-  });
-}
+/** Runs `npm run chaos` as a user would: its exit code, stdout and stderr. */
+const runChaos = (args: string[]) => runNpmScript('chaos', args);
 
 interface ChaosSummary {
   stream: {
