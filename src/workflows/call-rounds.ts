@@ -19,6 +19,7 @@ import { SLOW_PHASE_INTERVAL_MS, type WaitingRound } from './retry-classes';
 import { visibleStep, type CallRecord, type RunState } from './run-state';
 import type { ActivityCall, SagaRuntime } from './saga-runtime';
 import type { SagaStatus } from './saga-status';
+import type { StackEntry } from './run-types';
 import type { StallFace } from './stall-face';
 
 /** How a call ended, when it did not throw a business failure. */
@@ -41,6 +42,14 @@ export interface CallPlan {
   unrecorded?: boolean;
   /** Set when the call may not start (the history budget): it parks with this cause. */
   refusal?: string;
+  /**
+   * The call's undo, built from its result when known. The call arms it itself: just before
+   * its first attempt is scheduled (from then on its effect may exist), again with the result
+   * once it is done or an operator resolved it (with `--result`, the result the body sees),
+   * and drops it on a business failure. A call that never scheduled an attempt (refused by
+   * the budget, stopped while parked) owes no undo: it never ran.
+   */
+  undo?: (result?: unknown) => StackEntry | undefined;
 }
 
 export interface RoundsContext {
@@ -96,6 +105,7 @@ export async function runCall(
   let learnedWindowMs: number | undefined;
 
   const attempt = async (round?: WaitingRound): Promise<Attempt> => {
+    if (plan.undo && !record.compensation) record.compensation = plan.undo();
     const inFlight = runtime.execute(round ? { ...plan.call, round } : plan.call);
     record.interrupt = inFlight.cancel;
     try {
@@ -122,6 +132,12 @@ export async function runCall(
   const end = (kind: 'done' | 'resolved' | 'stopped', value?: unknown) => {
     record.state = kind;
     unstall();
+    // Its effect exists now: the undo gets the result (a refund by the charge's ID). Resolved
+    // without a result, an undo armed before keeps what it had.
+    if (plan.undo && (kind === 'done' || (kind === 'resolved' && value !== undefined)))
+      record.compensation = plan.undo(value);
+    else if (plan.undo && kind === 'resolved' && !record.compensation)
+      record.compensation = plan.undo();
     if (kind !== 'stopped' && !plan.unrecorded)
       status.recoveryPoints.push({ step: record.id, at: iso(runtime.now()), how: kind });
     if (kind === 'done') return { kind, value } as const;
@@ -130,6 +146,8 @@ export async function runCall(
   };
   const failed = (err: unknown): never => {
     record.state = 'failed';
+    // A business failure: the call did nothing, there is nothing to undo.
+    if (plan.undo) record.compensation = undefined;
     unstall();
     throw err;
   };

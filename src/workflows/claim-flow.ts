@@ -9,7 +9,7 @@ import type { SagaDisplay } from './details';
 import type { RunResult, RunSpec, StackEntry } from './run-types';
 import { endWithoutActing } from './not-owner';
 import { NotOwner, RunInterrupted } from './run-errors';
-import { openCall, type RunState } from './run-state';
+import { learnOtherOwner, openCall, type RunState } from './run-state';
 import type { SagaRuntime } from './saga-runtime';
 import type { SagaResult, SagaStatus, CancelRequest } from './saga-status';
 import type { ClaimOutcome, StepContext } from './saga-types';
@@ -24,6 +24,9 @@ export const ENGINE_CLAIM = {
 
 /** A verdict that says another run owns the entity. */
 export type Other = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
+
+/** The call a run that compensated for a closed owner makes: settle the owner's claim. */
+export const SETTLE_OWNER_CALL = 'settle-owner';
 
 /** The call a run cancelled before its claim makes: claim the entity as cancelled. */
 export const CLAIM_CANCELLED_CALL = 'claim-cancelled';
@@ -109,7 +112,10 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
     });
     if (got.kind === 'stopped') throw new RunInterrupted('cancelled');
     const other = got.value === undefined ? undefined : otherOwner(got.value as ClaimOutcome);
-    if (other) throw new NotOwner(other);
+    if (other) {
+      learnOtherOwner(state, other);
+      throw new NotOwner(other);
+    }
     state.claimed = true;
   }
 
@@ -215,20 +221,31 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
           await run.unwind(spec.compensations((n) => run.ctxOf(keys[n]!, owner)));
           // A claim of the engine's own is settled here; a domain that claims in its own step
           // settles the owner's claim inside its compensation's transaction (orders: release).
-          if (!spec.claim)
-            await runtime.execute({
-              activity: ENGINE_CLAIM.settle,
-              input: {
-                domain: spec.domain,
-                entityId,
-                ...owner,
-                fingerprint: verdict.claim.fingerprint,
-                settled: 'unwound',
+          // A call of the unwind like any undo: our database down waits, then parks.
+          if (!spec.claim) {
+            const record = openCall(state, {
+              name: SETTLE_OWNER_CALL,
+              kind: 'compensation',
+              key: '',
+            });
+            await runCall(run.rounds, record, {
+              running: 'settling',
+              unrecorded: true,
+              call: {
+                activity: ENGINE_CLAIM.settle,
+                input: {
+                  domain: spec.domain,
+                  entityId,
+                  ...owner,
+                  fingerprint: verdict.claim.fingerprint,
+                  settled: 'unwound',
+                },
+                retry: 'settle',
+                local: true,
+                summary: `settle ${kind} ${entityId} as unwound for ${owner.workflowId}`,
               },
-              retry: 'settle',
-              local: true,
-              summary: `settle ${kind} ${entityId} as unwound for ${owner.workflowId}`,
-            }).result;
+            });
+          }
         },
         finish: (step, result) => finish({ step, result }),
       },

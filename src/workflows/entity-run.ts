@@ -230,13 +230,9 @@ export function createEntityRun<TData, TExtra extends object>(
     } catch (err) {
       ended = { err };
     }
-    let owner: Other | undefined;
     if ('err' in ended) {
       const err = ended.err;
-      if (err instanceof NotOwner) {
-        owner = err.verdict;
-        if (state.phase === 'running' || state.phase === 'claiming') state.phase = 'ending';
-      } else if (err instanceof StepFailure)
+      if (err instanceof StepFailure)
         endRun(state, {
           outcome: err.outcome,
           reason: `${err.step}: ${err.reason}`,
@@ -244,13 +240,15 @@ export function createEntityRun<TData, TExtra extends object>(
         });
       else if (err instanceof RunEnded)
         endRun(state, { outcome: err.outcome, reason: err.reason, cause: 'failure' });
-      else if (!(err instanceof RunInterrupted) || !state.ending)
+      // NotOwner and RunInterrupted follow an ending the state already holds.
+      else if (!(err instanceof RunInterrupted || err instanceof NotOwner) || !state.ending)
         endRun(state, { outcome: 'failed', reason: describeFailure(err), cause: 'error' });
     }
     // ending: nothing goes forward now; every call started comes back first.
     react();
     await runtime.condition(() => activeCalls(state) === 0);
-    if (owner) return notOwner(owner);
+    // Whatever the body did with the NotOwner it met, this run acts on nothing more.
+    if (state.otherOwner) return notOwner(state.otherOwner);
     // A cancellation while the settlement of `completed` is in flight stops it, or, when its
     // attempt wrote it anyway, arrives before the run closes: either way the run unwinds and
     // settles `cancelled` over it.

@@ -9,8 +9,12 @@
 //      │            ▼           ▼ (cancel while settling `completed`)
 //      └───────► ending ──► compensating ──► settling ──► done
 //                (cancel, an uncaught business failure, `fail`, an error in the body)
+import type { ClaimRecord, ClaimVerdict } from '../db/entity-claim';
 import type { StackEntry } from './run-types';
 import { WorkflowDefinitionError } from './names';
+
+/** A claim's verdict that another run owns the entity. */
+export type OtherOwner = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
 
 export type Phase = 'claiming' | 'running' | 'ending' | 'compensating' | 'settling' | 'done';
 
@@ -18,8 +22,11 @@ export type Phase = 'claiming' | 'running' | 'ending' | 'compensating' | 'settli
 export interface Ending {
   outcome: string;
   reason?: string;
-  /** `cancel`: a cancellation; `failure`: a business failure or `fail`; `error`: the body threw. */
-  cause: 'cancel' | 'failure' | 'error';
+  /**
+   * `cancel`: a cancellation; `failure`: a business failure or `fail`; `error`: the body threw;
+   * `not-owner`: the claim said another run owns the entity (the run ends without acting).
+   */
+  cause: 'cancel' | 'failure' | 'error' | 'not-owner';
 }
 
 /** What a call is: the engine's claim, a step of the body, a child, an undo, the settlement. */
@@ -77,6 +84,8 @@ export interface RunState {
   settling?: string;
   /** The engine's or the claiming step's claim says this run owns the entity. */
   claimed: boolean;
+  /** The claim said another run owns the entity: this run ends without acting. */
+  otherOwner?: OtherOwner;
   /** Every call, in the order they started (the unwind goes back through it). */
   calls: Map<string, CallRecord>;
 }
@@ -160,6 +169,37 @@ export function endRun(state: RunState, ending: Ending): boolean {
   state.ending = ending;
   if (state.phase !== 'settling') state.phase = 'ending';
   return true;
+}
+
+/**
+ * The claim said another run owns the entity: the run stops going forward at once (a body
+ * that catches the error still cannot act) and ends without acting, whatever else ends it.
+ */
+export function learnOtherOwner(state: RunState, verdict: OtherOwner): void {
+  state.otherOwner ??= verdict;
+  endRun(state, { outcome: verdict.kind, cause: 'not-owner' });
+}
+
+/**
+ * Whether a forward call must wait for the claim's verdict first (claims first): a run whose
+ * claim a step of its own makes acts on nothing else until that step says it owns the entity.
+ * `unstarted` when the claiming step has not even started (it may be about to, in the same
+ * `Promise.all`).
+ */
+export function claimGate(
+  state: RunState,
+  claimStep: string | undefined,
+  name: string,
+): 'open' | 'pending' | 'unstarted' {
+  if (claimStep === undefined || state.claimed || name === claimStep) return 'open';
+  return state.calls.has(claimStep) ? 'pending' : 'unstarted';
+}
+
+/** Why a forward call may never start: the claiming step was not started with it or before. */
+export function unclaimedCall(claimStep: string, name: string): WorkflowDefinitionError {
+  return new WorkflowDefinitionError(
+    `${name} was called before ${claimStep}, the step that claims the entity: nothing may act before the claim says this run owns it; call ${claimStep} first (or beside it, in one Promise.all)`,
+  );
 }
 
 /** A cancellation arrived: recorded always; the run ends `cancelled` where that still can be. */

@@ -8,7 +8,15 @@ import type { Other } from './claim-flow';
 import { businessFailureOf, describeFailure } from './failures';
 import { forwardRefusal } from './run-budget';
 import { NotOwner, RunInterrupted, StepFailure } from './run-errors';
-import { bodyOpen, openCall, owedUndos, type RunState } from './run-state';
+import {
+  bodyOpen,
+  claimGate,
+  learnOtherOwner,
+  openCall,
+  owedUndos,
+  unclaimedCall,
+  type RunState,
+} from './run-state';
 import type { StepSpec } from './run-types';
 import type { SagaRuntime } from './saga-runtime';
 import type { SagaStatus } from './saga-status';
@@ -36,6 +44,30 @@ export function interrupted(state: RunState): RunInterrupted {
   return new RunInterrupted(state.ending?.cause === 'cancel' ? 'cancelled' : 'ending');
 }
 
+/** Microtask turns a call waits for a claiming step started beside it in one Promise.all. */
+const BESIDE_TURNS = 16;
+
+/**
+ * Claims first: a forward call of a run whose claim one of its steps makes waits until that
+ * step said this run owns the entity, and never starts when it did not. A claiming step not
+ * yet started may be its neighbour in the same `Promise.all` (started a moment later, in the
+ * same workflow task); one started nowhere near is a body that would wait for ever, refused.
+ */
+export async function claimVerdict(
+  runtime: SagaRuntime,
+  state: RunState,
+  claimStep: string | undefined,
+  name: string,
+): Promise<void> {
+  for (let turn = 0; claimGate(state, claimStep, name) === 'unstarted'; turn++) {
+    if (turn === BESIDE_TURNS) throw unclaimedCall(claimStep!, name);
+    await Promise.resolve();
+  }
+  if (claimGate(state, claimStep, name) === 'open') return;
+  await runtime.condition(() => state.claimed || !bodyOpen(state));
+  if (!bodyOpen(state)) throw interrupted(state);
+}
+
 export function stepPrimitive(run: StepPrimitiveRun) {
   const { runtime, state, status } = run;
 
@@ -51,6 +83,9 @@ export function stepPrimitive(run: StepPrimitiveRun) {
     item?: string,
   ): Promise<{ value: unknown; resolved: boolean }> {
     if (!bodyOpen(state)) throw interrupted(state);
+    const claimStep = run.spec.claim?.step;
+    if (claimGate(state, claimStep, s.name) !== 'open')
+      await claimVerdict(runtime, state, claimStep, s.name);
     const key =
       item === undefined
         ? (run.keys[s.name] ?? stepKey(run.kind, run.entityId, s.name))
@@ -59,8 +94,6 @@ export function stepPrimitive(run: StepPrimitiveRun) {
     const refusal = forwardRefusal(runtime.info().historyLength, owedUndos(state));
     const record = openCall(state, { name: s.name, item, kind: 'step', key });
     if (item !== undefined) status.keys[record.id] = key;
-    // Set before the call: from now on its effect may exist.
-    if (s.compensation) record.compensation = s.compensation();
     const failures = Object.keys(s.failures ?? {});
     const claiming = s.name === run.spec.claim?.step;
     let outcome;
@@ -80,10 +113,9 @@ export function stepPrimitive(run: StepPrimitiveRun) {
         failures,
         ...(claiming ? { verifyResolve: run.claim.verifyResolve } : {}),
         ...(refusal !== undefined ? { refusal } : {}),
+        ...(s.compensation ? { undo: s.compensation } : {}),
       });
     } catch (err) {
-      // A business failure: this call did nothing, there is nothing to undo.
-      record.compensation = undefined;
       const type = businessFailureOf(err, failures);
       if (type === undefined) throw err;
       throw new StepFailure(record.id, type, s.failures![type]!, describeFailure(err));
@@ -92,16 +124,14 @@ export function stepPrimitive(run: StepPrimitiveRun) {
     if (claiming) {
       const other = run.claim.verdictOf(outcome);
       if (other) {
+        // Its effect was the owner's claim, not this run's: nothing of it to undo.
         record.compensation = undefined;
+        learnOtherOwner(state, other);
         throw new NotOwner(other);
       }
       state.claimed = true;
     }
-    const resolved = outcome.kind === 'resolved';
-    // Its result is known now: the undo may use it (a refund by the charge's ID).
-    if (!resolved && record.compensation && s.compensation)
-      record.compensation = s.compensation(outcome.value);
-    return { value: outcome.value, resolved };
+    return { value: outcome.value, resolved: outcome.kind === 'resolved' };
   }
 
   return { step };

@@ -6,8 +6,8 @@ import { isCancellation, type SignalDefinition } from '@temporalio/workflow';
 import type { Duration, UpdateDefinition } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { checkKeyName } from './names';
-import { bodyOpen, openCall, type RunState } from './run-state';
-import { interrupted } from './run-step';
+import { bodyOpen, claimGate, openCall, type RunState } from './run-state';
+import { claimVerdict, interrupted } from './run-step';
 import type { SagaRuntime } from './saga-runtime';
 import type { SagaStatus } from './saga-status';
 
@@ -17,6 +17,7 @@ export interface WaitingRun {
   status: SagaStatus;
   state: RunState;
   workflowId: string;
+  spec: { claim?: { step: string } };
   setStep(step: string, queried?: boolean): void;
 }
 
@@ -154,6 +155,9 @@ export function createWaits(run: WaitingRun) {
   ): Promise<R> {
     checkKeyName('child', name);
     checkOpen();
+    const claimStep = run.spec.claim?.step;
+    if (claimGate(state, claimStep, name) !== 'open')
+      await claimVerdict(runtime, state, claimStep, name);
     const workflowId = `${run.workflowId}/${name}`;
     const record = openCall(state, { name, kind: 'child', key: workflowId });
     const inFlight = runtime.executeChild({ workflowType, workflowId, input, summary });
