@@ -19,6 +19,7 @@ import { SLOW_PHASE_INTERVAL_MS, type WaitingRound } from './retry-classes';
 import { visibleStep, type CallRecord, type RunState } from './run-state';
 import type { ActivityCall, SagaRuntime } from './saga-runtime';
 import type { SagaStatus } from './saga-status';
+import type { Release } from './run-pace';
 import type { StackEntry } from './run-types';
 import type { StallFace } from './stall-face';
 
@@ -60,10 +61,15 @@ export interface RoundsContext {
   setStep(step: string): void;
   /** Whether the run stops this call now (run-state.ts shouldStop). */
   stopped(call: CallRecord): boolean;
-  /** Why an operator retry may not be taken now (the history budget), or undefined. */
-  retryRefusal(): string | undefined;
+  /** Why an operator retry of `call` may not be taken now (the history budget), or undefined. */
+  retryRefusal(call: CallRecord): string | undefined;
   /** Records that an operator's request of `call` was refused, and why. */
   refuse(call: string, reason: string): void;
+  /**
+   * Admits an activity of `bytes`: a slot among the calls in flight and room in this workflow
+   * task's completion (run-pace.ts); undefined when the call was stopped first.
+   */
+  admit(bytes: number, stopped: () => boolean): Promise<Release | undefined>;
 }
 
 type Attempt = { ok: true; value: unknown } | { ok: false; err: unknown };
@@ -105,6 +111,9 @@ export async function runCall(
   let learnedWindowMs: number | undefined;
 
   const attempt = async (round?: WaitingRound): Promise<Attempt> => {
+    const release = await ctx.admit(record.inputBytes ?? 0, stopped);
+    // Stopped while it waited for room: nothing was scheduled (the caller sees `stopped`).
+    if (!release) return { ok: false, err: undefined };
     if (plan.undo && !record.compensation) record.compensation = plan.undo();
     const inFlight = runtime.execute(round ? { ...plan.call, round } : plan.call);
     record.interrupt = inFlight.cancel;
@@ -114,6 +123,7 @@ export async function runCall(
       return { ok: false, err };
     } finally {
       record.interrupt = undefined;
+      release();
     }
   };
   /** How long the last waiting round lasted, until the memo's `waited` totals have it. */
@@ -192,36 +202,54 @@ export async function runCall(
     }
     refusal = undefined;
     // Parked (or an operator's request interrupted the wait): an operator decides.
-    for (;;) {
-      if (!record.request && !stopped()) {
-        if (record.state !== 'parked') park(record.stall?.cause ?? 'interrupted');
-        await runtime.condition(() => record.request !== undefined || stopped());
-      }
-      if (stopped()) return end('stopped');
-      const request = record.request!;
-      record.request = undefined;
-      if (request.action === 'resolve') {
-        let value = request.result;
-        if (plan.verifyResolve) {
-          try {
-            value = await plan.verifyResolve();
-          } catch (err) {
-            ctx.refuse(record.id, describeFailure(err));
-            continue;
-          }
-        }
-        return end('resolved', value);
-      }
-      const no = ctx.retryRefusal();
-      if (no !== undefined) {
-        ctx.refuse(record.id, no);
+    const decision = await awaitOperator(ctx, record, {
+      park: () => park(record.stall?.cause ?? 'interrupted'),
+      ...(plan.verifyResolve ? { verifyResolve: plan.verifyResolve } : {}),
+    });
+    if (decision.kind === 'stopped') return end('stopped');
+    if (decision.kind === 'resolved') return end('resolved', decision.value);
+    // Retried: a new episode with the same key, its fast round first.
+    record.episodes++;
+    unstall();
+  }
+}
+
+/** What an operator decided of a parked call, or that the run stopped it first. */
+export type Decision =
+  { kind: 'resolved'; value?: unknown } | { kind: 'retry' } | { kind: 'stopped' };
+
+/**
+ * A parked call (or one whose waiting round an operator's request interrupted) waits for an
+ * operator: a resolve (checked by `verifyResolve` when given: a throw refuses it), a retry
+ * (refused past the history budget), or the run stopping it. Refused requests are recorded
+ * and the call stays parked.
+ */
+export async function awaitOperator(
+  ctx: RoundsContext,
+  record: CallRecord,
+  how: { park(): void; verifyResolve?: () => Promise<unknown> },
+): Promise<Decision> {
+  const stopped = () => ctx.stopped(record);
+  for (;;) {
+    if (!record.request && !stopped()) {
+      if (record.state !== 'parked') how.park();
+      await ctx.runtime.condition(() => record.request !== undefined || stopped());
+    }
+    if (stopped()) return { kind: 'stopped' };
+    const request = record.request!;
+    record.request = undefined;
+    if (request.action === 'resolve') {
+      if (!how.verifyResolve) return { kind: 'resolved', value: request.result };
+      try {
+        return { kind: 'resolved', value: await how.verifyResolve() };
+      } catch (err) {
+        ctx.refuse(record.id, describeFailure(err));
         continue;
       }
-      // Retried: a new episode with the same key, its fast round first.
-      record.episodes++;
-      unstall();
-      break;
     }
+    const no = ctx.retryRefusal(record);
+    if (no === undefined) return { kind: 'retry' };
+    ctx.refuse(record.id, no);
   }
 }
 

@@ -102,7 +102,8 @@ export function claimFlow<TData, TExtra extends object>(run: ClaimRun<TData, TEx
 
   /** The engine's claim: one local activity before the body, unless a step claims. */
   async function claimFirst(): Promise<void> {
-    if (claimStep) return;
+    // A domain's step claims, or the chain claimed before a checkpoint.
+    if (claimStep || state.claimed) return;
     if (state.cancelRequested) throw new RunInterrupted('cancelled');
     const record = openCall(state, { name: 'claim', kind: 'claim', key: '' });
     const got = await runCall(run.rounds, record, {

@@ -5,6 +5,7 @@
 // sleep, wait for an approval, start a child and publish events. Workflow code.
 import { PUBLISH_ACTIVITY } from '../activities/publish-contract';
 import type { EventWorkflowInput } from '../events/workflow-input';
+import type { RunInput } from './run-checkpoint';
 import {
   runEntity,
   type EntityRun,
@@ -46,9 +47,10 @@ const isPublish = (d: StepDeclaration<unknown, ActivityMap>): d is { publish: st
 function namesOf(def: AnyDefinition) {
   const entries = Object.entries(def.steps);
   const calls = entries.filter((e): e is [string, AnyStep] => !isPublish(e[1]));
+  const childUndos = Object.values(def.children ?? {}).flatMap((c) => c.compensate?.name ?? []);
   return {
     steps: entries.map(([name]) => name),
-    compensations: calls.flatMap(([, d]) => d.compensate?.name ?? []),
+    compensations: [...calls.flatMap(([, d]) => d.compensate?.name ?? []), ...childUndos],
     outcomes: [
       ...calls.flatMap(([, d]) => Object.values(d.failures ?? {})),
       ...(def.outcomes ?? []),
@@ -177,12 +179,26 @@ type StepCall = ((input?: object) => Promise<unknown>) & {
 /** One run of a code-first workflow on a runtime (the workflow's, or a test's scripted one). */
 export function runWorkflow(
   def: AnyDefinition,
-  input: EventWorkflowInput<unknown>,
+  input: RunInput<unknown>,
   runtime: SagaRuntime,
 ): Promise<RunResult> {
   const outcomes = new Set(namesOf(def).outcomes);
   return runEntity(workflowSpec(def), input, runtime, async (run) => {
-    const waits = createWaits(run);
+    const waits = createWaits({
+      ...run,
+      childUndo: (name, result) => {
+        const decl = def.children?.[name];
+        if (!decl?.compensate) return undefined;
+        const ctx = run.ctxOf(run.keys[decl.compensate.name]!);
+        return entryOf(
+          name,
+          decl as AnyStep,
+          ctx,
+          run.kind,
+          result === undefined ? {} : { result },
+        );
+      },
+    });
     const ctx: WorkflowContext<unknown, ActivityMap, Record<string, never>, object> = {
       data: run.data,
       event: input.event,
@@ -195,6 +211,8 @@ export function runWorkflow(
       sleep: waits.sleep,
       waitFor: waits.waitFor,
       child: waits.child,
+      checkpoint: waits.checkpoint,
+      ...(input.resume ? { resumed: input.resume.body } : {}),
       fail: (outcome, reason) => {
         if (!outcomes.has(outcome))
           throw new WorkflowDefinitionError(

@@ -15,33 +15,17 @@
 // The body runs exactly once, on Temporal's own history: nothing is replayed against a journal
 // of ours, and the history stays bounded by construction (run-budget.ts). Workflow code.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
-import type { EventWorkflowInput } from '../events/workflow-input';
-import { runCall, interruptWanted, type RoundsContext } from './call-rounds';
+import { runCall } from './call-rounds';
 import { claimFlow, type Other } from './claim-flow';
-import { currentDetailsOf, type SagaDisplay } from './details';
 import { describeFailure } from './failures';
-import { installOperatorHandlers } from './operator';
-import { retryRefusal } from './run-budget';
+import { resumeOf, RunCheckpoint, type RunInput } from './run-checkpoint';
 import { NotOwner, RunEnded, RunInterrupted, StepFailure } from './run-errors';
-import { startAttributes, stepWriter } from './run-face';
-import {
-  activeCalls,
-  createRunState,
-  endRun,
-  openCall,
-  owedUndos,
-  requestCancel,
-  shouldStop,
-  unwindOrder,
-  type Ending,
-} from './run-state';
+import { setUpRun } from './run-setup';
+import { activeCalls, endRun, openCall, unwindOrder, type Ending } from './run-state';
 import { stepPrimitive } from './run-step';
 import type { RunResult, RunSpec, StackEntry } from './run-types';
 import type { SagaRuntime } from './saga-runtime';
-import { cancelSignal, statusQuery, type SagaResult, type SagaStatus } from './saga-status';
-import type { StepContext } from './saga-types';
-import { createStallFace } from './stall-face';
-import { keysFor } from './step-key';
+import type { SagaResult } from './saga-status';
 
 export type { RunResult, RunSpec, StackEntry, StepSpec } from './run-types';
 
@@ -51,108 +35,11 @@ export const RUN_FAILED = 'RunFailed';
 /** A run's state, face and primitives; `lifecycle` runs it. */
 export function createEntityRun<TData, TExtra extends object>(
   spec: RunSpec<TData, TExtra>,
-  input: EventWorkflowInput<TData>,
+  input: RunInput<TData>,
   runtime: SagaRuntime,
 ) {
-  const data = input.data;
-  const kind = spec.entity.kind;
-  const entityId = spec.entity.id(data);
-  const info = runtime.info();
-  const workflowId = info.workflowId;
-  // The run as the claim knows it: its chain's first run ID and start, both kept by a reset.
-  const claimant = {
-    workflowId,
-    runId: info.firstExecutionRunId,
-    startedAt: info.startTime.toISOString(),
-    fingerprint: input.event.fingerprint,
-  };
-  const keys = keysFor(kind, entityId, spec.keyNames);
-  const state = createRunState();
-  const status = {
-    entityId,
-    ...spec.status?.(data),
-    step: 'received',
-    recoveryPoints: [],
-    keys: { ...keys },
-  } as SagaStatus & TExtra;
-  const display: SagaDisplay = {
-    entity: kind,
-    cli: spec.cli ?? spec.domain,
-    cancelSignal: (spec.channels?.cancel ?? cancelSignal).name,
-    counterpart: (step) => spec.counterpart?.[step.split(':')[0]!] ?? `the ${step} call`,
-  };
-  const channels = {
-    cancel: spec.channels?.cancel ?? cancelSignal,
-    status: spec.channels?.status ?? statusQuery,
-  };
-  const writer = stepWriter(spec, runtime, () =>
-    runtime.setCurrentDetails(currentDetailsOf(display, status)),
-  )(status);
-  const setStep = writer.setStep;
-  startAttributes(spec, runtime, input, entityId);
-  setStep(status.step);
-  const face = createStallFace({ runtime, display, status, state, setStep });
-
-  /**
-   * After every change of the state (a cancellation, an operator's request, the run ending):
-   * each call the state says must stop or give way is interrupted now.
-   */
-  const react = () => {
-    for (const call of state.calls.values())
-      if (interruptWanted(call, shouldStop(state, call))) call.interrupt!();
-  };
-  installOperatorHandlers(
-    runtime,
-    channels,
-    status,
-    { state, cancel: (reason) => requestCancel(state, reason), react },
-    input.cancel,
-  );
-
-  const rounds: RoundsContext = {
-    runtime,
-    state,
-    status,
-    face,
-    setStep,
-    stopped: (call) => shouldStop(state, call),
-    retryRefusal: () => retryRefusal(runtime.info().historyLength, owedUndos(state)),
-    refuse: (step, reason) => {
-      const last = [...(status.operatorActions ?? [])].reverse().find((a) => a.step === step);
-      if (last) last.refused = reason;
-    },
-  };
-  const ctxOf = (key: string, onBehalfOf?: StepContext<TData>['onBehalfOf']) =>
-    ({
-      data,
-      event: input.event,
-      entityId,
-      key,
-      keys,
-      workflowId,
-      claimant,
-      ...(onBehalfOf ? { onBehalfOf } : {}),
-    }) as StepContext<TData>;
-  const summaryOf = (name: string, key: string) => `${name} ${kind} ${entityId} · ${key}`;
-  const base = {
-    spec,
-    input,
-    runtime,
-    data,
-    kind,
-    entityId,
-    workflowId,
-    claimant,
-    keys,
-    status,
-    display,
-    state,
-    rounds,
-    channels,
-    setStep,
-    ctxOf,
-    summaryOf,
-  };
+  const base = setUpRun(spec, input, runtime);
+  const { state, status, rounds, setStep, react, entityId } = base;
 
   /** Undoes `entries` in order: each a call of its own, waiting and parking like a step. */
   async function unwind(entries: ReadonlyArray<{ entry: StackEntry; done?: () => void }>) {
@@ -230,6 +117,12 @@ export function createEntityRun<TData, TExtra extends object>(
     } catch (err) {
       ended = { err };
     }
+    const checkpoint = 'err' in ended && ended.err instanceof RunCheckpoint ? ended.err : undefined;
+    if (checkpoint && !state.ending && activeCalls(state) === 0) {
+      // The body checkpointed: the next run of the chain goes on from what it passed.
+      const resume = resumeOf(state, status, checkpoint.body, checkpoint.mailboxes, input.resume);
+      return runtime.continueAsNew({ ...input, resume });
+    }
     if ('err' in ended) {
       const err = ended.err;
       if (err instanceof StepFailure)
@@ -240,8 +133,16 @@ export function createEntityRun<TData, TExtra extends object>(
         });
       else if (err instanceof RunEnded)
         endRun(state, { outcome: err.outcome, reason: err.reason, cause: 'failure' });
-      // NotOwner and RunInterrupted follow an ending the state already holds.
-      else if (!(err instanceof RunInterrupted || err instanceof NotOwner) || !state.ending)
+      // NotOwner, RunInterrupted and a checkpoint the run's ending overtook follow an ending
+      // the state already holds.
+      else if (
+        !(
+          err instanceof RunInterrupted ||
+          err instanceof NotOwner ||
+          err instanceof RunCheckpoint
+        ) ||
+        !state.ending
+      )
         endRun(state, { outcome: 'failed', reason: describeFailure(err), cause: 'error' });
     }
     // ending: nothing goes forward now; every call started comes back first.
@@ -273,7 +174,7 @@ export type EntityRun = ReturnType<typeof createEntityRun<unknown, object>>;
  */
 export async function runEntity<TData, TExtra extends object>(
   spec: RunSpec<TData, TExtra>,
-  input: EventWorkflowInput<TData>,
+  input: RunInput<TData>,
   runtime: SagaRuntime,
   body: (run: ReturnType<typeof createEntityRun<TData, TExtra>>) => Promise<object | void>,
 ): Promise<RunResult> {

@@ -6,13 +6,15 @@ import type { QueryDefinition, SignalDefinition } from '@temporalio/workflow';
 import type { SagaRuntime } from './saga-runtime';
 import {
   resolveStepSignal,
+  resolveStepUpdate,
   retryStepSignal,
+  retryStepUpdate,
   type CancelRequest,
   type OperatorAction,
   type RecordedOperatorAction,
   type SagaStatus,
 } from './saga-status';
-import { stalledCalls, targetsOf, type RunState } from './run-state';
+import { stalledCalls, targetsOf, type CallRecord, type RunState } from './run-state';
 
 /** The signal and query a saga answers to (a domain may name its own). */
 export interface OperatorChannels {
@@ -31,8 +33,10 @@ export interface OperatorHooks {
   state: RunState;
   /** A cancellation arrived (the first one acts; later ones are only recorded). */
   cancel(reason: string): void;
-  /** Something changed: the run stops or interrupts the calls it must (entity-run.ts). */
+  /** Something changed: the run stops or interrupts the calls it must (run-setup.ts). */
   react(): void;
+  /** Why a retry of `call` would be refused now (the history budget), or undefined. */
+  retryRefusal(call: CallRecord): string | undefined;
 }
 
 /**
@@ -114,4 +118,29 @@ export function installOperatorHandlers(
   };
   runtime.onSignal(retryStepSignal, (request?: OperatorAction) => act('retry', request));
   runtime.onSignal(resolveStepSignal, (request?: OperatorAction) => act('resolve', request));
+  // The same requests as updates: what would be refused is rejected before it is written.
+  const check = (action: 'retry' | 'resolve', request?: OperatorAction) => {
+    const { calls, refused } = targetsOf(state, action, request?.step);
+    if (calls.length === 0) throw new Error(refused ?? 'no step is waiting or parked');
+    if (action === 'retry')
+      for (const call of calls) {
+        const no = hooks.retryRefusal(call);
+        if (no !== undefined) throw new Error(`${call.id}: ${no}`);
+      }
+  };
+  const reply = (action: 'retry' | 'resolve', request?: OperatorAction) => {
+    const { calls } = targetsOf(state, action, request?.step);
+    act(action, request);
+    return { steps: calls.map((c) => c.id) };
+  };
+  runtime.onUpdate(
+    retryStepUpdate,
+    (request?: OperatorAction) => reply('retry', request),
+    (request?: OperatorAction) => check('retry', request),
+  );
+  runtime.onUpdate(
+    resolveStepUpdate,
+    (request?: OperatorAction) => reply('resolve', request),
+    (request?: OperatorAction) => check('resolve', request),
+  );
 }

@@ -59,3 +59,19 @@ export class NotOwner extends Error {
     super(`${verdict.kind}: owned by ${verdict.claim.workflowId}`);
   }
 }
+
+/**
+ * A call's input (or result) is over what one call may carry in Temporal's history
+ * (run-budget.ts MAX_PAYLOAD_BYTES): the call never starts. Uncaught, the run unwinds and
+ * closes Failed with this message.
+ */
+export class PayloadTooLarge extends Error {
+  override readonly name = 'PayloadTooLarge';
+  constructor(
+    /** The call: `charge`, or `label:parcel-1`. */
+    readonly call: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}

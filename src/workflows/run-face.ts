@@ -19,6 +19,8 @@ function queriedSteps(spec: RunSpec<never>): ReadonlySet<string> {
     'cancelled',
     // The body threw: the run unwound and closes Failed (entity-run.ts).
     'failed',
+    // What the run cannot refuse filled its history: it unwound (run-budget.ts).
+    'history_budget',
     'duplicate',
     `${spec.entity.kind}_conflict`,
     ...spec.outcomes.map((o) => o.replace(/-/g, '_')),

@@ -12,6 +12,7 @@
 import type { ClaimRecord, ClaimVerdict } from '../db/entity-claim';
 import type { StackEntry } from './run-types';
 import { WorkflowDefinitionError } from './names';
+import { callReserve, ENDING_RESERVE, payloadBytes, type Usage } from './run-budget';
 
 /** A claim's verdict that another run owns the entity. */
 export type OtherOwner = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
@@ -29,8 +30,11 @@ export interface Ending {
   cause: 'cancel' | 'failure' | 'error' | 'not-owner';
 }
 
-/** What a call is: the engine's claim, a step of the body, a child, an undo, the settlement. */
-export type CallKind = 'claim' | 'step' | 'child' | 'compensation' | 'settle';
+/**
+ * What a call is: the engine's claim, a step of the body, a child, an undo, the settlement, or
+ * a sleep or wait of the body that the history budget parked.
+ */
+export type CallKind = 'claim' | 'step' | 'child' | 'compensation' | 'settle' | 'wait';
 
 /**
  * Where a call is: `running` (an attempt may be in flight), `waiting` (a transient cause, in its
@@ -56,6 +60,8 @@ export interface CallRecord {
   kind: CallKind;
   /** Its idempotency key. */
   key: string;
+  /** Its input's size (JSON bytes): what its rounds and retries write again. */
+  inputBytes?: number;
   state: CallState;
   /** Episodes so far: the first, then one per operator retry. */
   episodes: number;
@@ -148,6 +154,8 @@ export function shouldStop(state: RunState, call: CallRecord): boolean {
       return state.settling === 'completed' && state.cancelRequested;
     case 'compensation':
       return false;
+    case 'wait':
+      return state.phase !== 'running';
   }
 }
 
@@ -220,6 +228,30 @@ export function activeCalls(state: RunState): number {
   let n = 0;
   for (const call of state.calls.values()) if (isActive(call)) n++;
   return n;
+}
+
+/** Each undo's input size, measured once. */
+const undoBytes = new WeakMap<StackEntry, number>();
+
+/**
+ * What the run may still write (run-budget.ts): every call in flight, waiting or parked, every
+ * undo it owes, and its ending (the settlement, the close).
+ */
+export function reservedOf(state: RunState): Usage {
+  const total = { ...ENDING_RESERVE };
+  const add = (u: Usage) => {
+    total.events += u.events;
+    total.bytes += u.bytes;
+  };
+  for (const call of state.calls.values()) {
+    if (isActive(call)) add(callReserve(call.inputBytes ?? 0));
+    const undo = call.compensation;
+    if (!undo || call.compensated) continue;
+    let bytes = undoBytes.get(undo);
+    if (bytes === undefined) undoBytes.set(undo, (bytes = payloadBytes(undo.input)));
+    add(callReserve(bytes));
+  }
+  return total;
 }
 
 /** Undos still owed: the unwind the run may yet need. */

@@ -6,14 +6,14 @@
 import { runCall, type CallOutcome, type RoundsContext } from './call-rounds';
 import type { Other } from './claim-flow';
 import { businessFailureOf, describeFailure } from './failures';
-import { forwardRefusal } from './run-budget';
-import { NotOwner, RunInterrupted, StepFailure } from './run-errors';
+import { callReserve, payloadBytes, payloadRefusal, type Budget } from './run-budget';
+import { NotOwner, PayloadTooLarge, RunInterrupted, StepFailure } from './run-errors';
 import {
   bodyOpen,
   claimGate,
   learnOtherOwner,
+  callIdOf,
   openCall,
-  owedUndos,
   unclaimedCall,
   type RunState,
 } from './run-state';
@@ -30,6 +30,7 @@ export interface StepPrimitiveRun {
   keys: Readonly<Record<string, string>>;
   status: SagaStatus;
   state: RunState;
+  budget: Budget;
   rounds: RoundsContext;
   spec: { claim?: { step: string } };
   claim: {
@@ -90,9 +91,14 @@ export function stepPrimitive(run: StepPrimitiveRun) {
       item === undefined
         ? (run.keys[s.name] ?? stepKey(run.kind, run.entityId, s.name))
         : stepKey(run.kind, run.entityId, s.name, item);
-    // Read before this call owes an undo of its own (the budget counts it in).
-    const refusal = forwardRefusal(runtime.info().historyLength, owedUndos(state));
+    // Its input travels in the history, at most once per round: refused here when too large.
+    const inputBytes = payloadBytes(args);
+    const tooLarge = payloadRefusal(`the input of ${callIdOf(s.name, item)}`, inputBytes);
+    if (tooLarge !== undefined) throw new PayloadTooLarge(callIdOf(s.name, item), tooLarge);
+    // Read before this call is opened (the budget then reserves it).
+    const refusal = run.budget.forwardRefusal(callReserve(inputBytes));
     const record = openCall(state, { name: s.name, item, kind: 'step', key });
+    record.inputBytes = inputBytes;
     if (item !== undefined) status.keys[record.id] = key;
     const failures = Object.keys(s.failures ?? {});
     const claiming = s.name === run.spec.claim?.step;

@@ -4,6 +4,7 @@
 import {
   CancellationScope,
   condition,
+  continueAsNew,
   executeChild,
   getExternalWorkflowHandle,
   proxyActivities,
@@ -40,8 +41,12 @@ export interface RunInfo {
   /** When the chain started (kept by a reset). */
   startTime: Date;
   runStartTime: Date;
-  /** Events in the run's history so far (the run's budgets read it: run-budget.ts). */
+  /** Events in the run's history so far (the run's budget reads it: run-budget.ts). */
   historyLength: number;
+  /** Bytes of the run's history so far, as Temporal counts them (the budget reads it too). */
+  historySize: number;
+  /** Temporal suggests continuing as new (its own warning lines were passed). */
+  continueAsNewSuggested?: boolean;
 }
 
 /** One activity call of a step: which activity, with what, how it retries. */
@@ -109,9 +114,9 @@ export interface SagaRuntime {
     request: CancelRequest,
   ): Promise<void>;
   onSignal<A extends unknown[]>(signal: SignalDefinition<A>, handler: (...args: A) => void): void;
-  onUpdate<A extends unknown[]>(
-    update: UpdateDefinition<unknown, A>,
-    handler: (...args: A) => void,
+  onUpdate<R, A extends unknown[]>(
+    update: UpdateDefinition<R, A>,
+    handler: (...args: A) => R,
     validate: (...args: A) => void,
   ): void;
   onQuery(query: QueryDefinition<SagaStatus>, handler: () => SagaStatus): void;
@@ -120,6 +125,11 @@ export interface SagaRuntime {
    * cancel`, a batch cancel): `handler` runs once when it is requested.
    */
   onCancelRequested(handler: () => void): void;
+  /**
+   * Closes this run and starts the next of its chain with `input` (same workflow ID and
+   * type, a fresh history): a checkpoint of a long-lived loop. Never returns.
+   */
+  continueAsNew(input: unknown): Promise<never>;
   /**
    * Runs `fn` where Temporal's cancellation cannot interrupt it: the run notices a
    * cancellation itself (onCancelRequested), stops its calls in flight (each finishes its
@@ -191,6 +201,7 @@ export function workflowRuntime(): SagaRuntime {
     onCancelRequested: (handler) => {
       root.cancelRequested.catch(handler);
     },
+    continueAsNew: (input) => continueAsNew(input),
     shielded: (fn) => CancellationScope.nonCancellable(fn),
   };
 }

@@ -1,7 +1,7 @@
 // What a saga run shows of itself: its status (query), its memo (attention, waited), the
 // operator's signals. Pure: imported by workflow code, by clients (tests, ops CLI) and by the
 // domains' own definitions.
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /** Every step's completion is a recovery point: done by its activity, or resolved by an operator. */
 export interface RecoveryPoint {
@@ -128,6 +128,8 @@ export interface SagaStatus {
    * Temporal reset): how it had ended. Its steps run again with the entity's keys.
    */
   reopened?: { settled: string; settledAt: string };
+  /** Checkpoints of this run's chain so far: each continued as new (run-checkpoint.ts). */
+  checkpoints?: number;
 }
 
 /** How a saga run ended: its workflow result. */
@@ -165,6 +167,20 @@ export const retryStepSignal = defineSignal<[OperatorAction?]>('retryStep');
  * after it. Payload optional, as for retryStep.
  */
 export const resolveStepSignal = defineSignal<[OperatorAction?]>('resolveStep');
+/** What a run answers an operator's request sent as an update: the calls it acts on. */
+export interface OperatorReply {
+  /** The stalled calls the request was taken for (their IDs: `charge`, `reserve:apple`). */
+  steps: string[];
+}
+
+/**
+ * Operator, as an update (what the ops CLI sends): like retryStepSignal, but a request the run
+ * would refuse (nothing stalled, the history budget spent) is rejected by its validator and
+ * writes nothing to the run's history; the sender hears why.
+ */
+export const retryStepUpdate = defineUpdate<OperatorReply, [OperatorAction?]>('operatorRetry');
+/** Operator, as an update: like resolveStepSignal, rejected before it writes anything. */
+export const resolveStepUpdate = defineUpdate<OperatorReply, [OperatorAction?]>('operatorResolve');
 /** A saga's cancellation, unless its definition names its own (orders: `cancelOrder`). */
 export const cancelSignal = defineSignal<[CancelRequest]>('cancel');
 /** A saga's status, unless its definition names its own query (orders: `orderStatus`). */

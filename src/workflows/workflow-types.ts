@@ -96,6 +96,17 @@ export type ActivityStepDeclaration<TData, A extends ActivityMap> = {
   };
 }[keyof A];
 
+/** A child workflow the body starts by name (`child(name, …)`), and how its work is undone. */
+export interface ChildDeclaration<TData, A extends ActivityMap> {
+  /**
+   * How the child's work is undone when this run unwinds after the child completed (or was
+   * terminated or timed out: its work may exist); a child that failed or was cancelled ended
+   * by its own rules. An activity of this run, with the child's result when known. Default: none.
+   * @example compensate: { name: 'recall', activity: 'recallShipment', retry: 'foreign', input: ({ result }) => ({ shipmentId: result?.shipmentId }) }
+   */
+  compensate?: CompensationDeclaration<TData, A, unknown, unknown>;
+}
+
 /** A step that publishes an event (its key is the event ID, the entity its record key). */
 export interface PublishDeclaration {
   /**
@@ -177,6 +188,17 @@ export interface WorkflowContext<TData, A extends ActivityMap, S, TExtra extends
    */
   child<R = unknown>(name: string, workflowType: string, input: unknown): Promise<R>;
   /**
+   * A checkpoint of a long-lived loop: once the run's history passes Temporal's warning lines
+   * (10,000 events or 10 MB, or the server's suggestion) it continues as new with `state`, the
+   * undos it owes carried as data, and the next run's body starts again with `resumed` set to
+   * `state`; before that it returns at once. Call it where the body could start over from
+   * `state` (between iterations). Never call a step again for an item a previous run did.
+   * @example for (let n = resumed?.polls ?? 0; ; n++) { await checkpoint({ polls: n }); … }
+   */
+  checkpoint(state: unknown): Promise<void>;
+  /** The state the previous run of the chain passed to `checkpoint`; undefined in the first. */
+  resumed?: unknown;
+  /**
    * Ends the run with an outcome (declared in `outcomes`) after unwinding what was done.
    * @example if (!approval) return fail('expired', 'no approval within 2 days')
    */
@@ -195,6 +217,12 @@ export interface WorkflowDefinition<
    * @example steps: { charge: { activity: 'chargeCard', retry: 'foreign' } }
    */
   steps: S;
+  /**
+   * The children the body starts that have an undo, by name. Default: none (a child without
+   * one is never undone by this run).
+   * @example children: { shipment: { compensate: { name: 'recall', activity: 'recallShipment', retry: 'foreign', input: () => ({}) } } }
+   */
+  children?: Record<string, ChildDeclaration<TData, A>>;
   /**
    * Outcomes the body may end the run with through `fail`. Default: none.
    * @example outcomes: ['expired']

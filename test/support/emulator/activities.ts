@@ -12,6 +12,7 @@ import {
 } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { activityOptionsOf } from '../../../src/workflows/retry-classes';
+import { payloadBytes } from '../../../src/workflows/run-budget';
 import type { ActivityCall, InFlight } from '../../../src/workflows/saga-runtime';
 import { asApplicationFailure } from './failures';
 import type { Answer, EmulatorOptions } from './types';
@@ -111,14 +112,17 @@ export function createActivities(world: World, answer: Answer, options: Emulator
   function execute(call: ActivityCall): InFlight {
     const seq = ++world.seqs;
     calls.push(call);
-    world.issue({
-      type: 'activity',
-      seq,
-      activity: call.activity,
-      key: (call.input as { key?: string } | undefined)?.key,
-      local: call.local && call.round === undefined,
-      round: call.round !== undefined,
-    });
+    world.issue(
+      {
+        type: 'activity',
+        seq,
+        activity: call.activity,
+        key: (call.input as { key?: string } | undefined)?.key,
+        local: call.local && call.round === undefined,
+        round: call.round !== undefined,
+      },
+      payloadBytes(call.input),
+    );
     let resolve!: (v: unknown) => void;
     let reject!: (e: unknown) => void;
     const result = new Promise<unknown>((res, rej) => {

@@ -147,6 +147,7 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
       startTime: new Date(START),
       runStartTime: new Date(START),
       historyLength: world.history,
+      historySize: world.historyBytes,
     }),
     startedWith: () => true,
     upsertSearchAttributes: (pairs) => {
@@ -178,6 +179,7 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
     onCancelRequested: (handler) => {
       onCancel = handler;
     },
+    continueAsNew: (input) => Promise.reject(new ContinuedAsNew(input)),
     shielded: (fn) => fn(),
   };
 
@@ -198,6 +200,8 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
     names: () => activities.calls.map((c) => c.activity),
     now: () => world.now,
     history: () => world.history,
+    /** Bytes of history as the emulator counts them (events' overhead and payloads). */
+    historySize: () => world.historyBytes,
     idle: () => world.whenIdle(),
     /**
      * A signal already in history when the run's first workflow task runs: the SDK keeps it
@@ -220,3 +224,10 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
 }
 
 export type Scripted = ReturnType<typeof scriptedRuntime>;
+
+/** How an emulated run ends when it continues as new: the next run's input. */
+export class ContinuedAsNew extends Error {
+  constructor(readonly input: unknown) {
+    super('continued as new');
+  }
+}

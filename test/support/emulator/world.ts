@@ -2,6 +2,7 @@
 // conditions the workflow code waits on, the log of every delivery with the commands issued
 // before it, and the replay of such a log. Time moves on only when nothing else can happen
 // (and, with `idleTurns`, after the test had its turns to act).
+import { BYTES_PER_EVENT, payloadBytes } from '../../../src/workflows/run-budget';
 import type { Command, Delivery, EmulatorOptions, LogEntry } from './types';
 
 /** Where every emulated run starts (virtual ms). */
@@ -18,6 +19,8 @@ export class World {
   now = START;
   seqs = 0;
   history = 3;
+  /** Bytes of history: each event's overhead and the payloads it carries. */
+  historyBytes = 3 * BYTES_PER_EVENT;
   /** Commands since the last delivery; every command; every delivery. */
   commands: Command[] = [];
   readonly allCommands: Command[] = [];
@@ -47,10 +50,11 @@ export class World {
     this.history = options.historyBase ?? 3;
   }
 
-  issue(c: Command): void {
+  issue(c: Command, bytes = 0): void {
     this.commands.push(c);
     this.allCommands.push(c);
     this.history += 1;
+    this.historyBytes += BYTES_PER_EVENT + bytes;
   }
 
   at(when: number, fire: () => void): void {
@@ -69,7 +73,15 @@ export class World {
     this.log.push({ commands: this.commands, delivery: d, at: this.now });
     this.commands = [];
     // The event itself (an activity's started and closed), and the workflow task it comes in.
-    this.history += (d.type === 'activity' ? 2 : 1) + 3;
+    const events = (d.type === 'activity' ? 2 : 1) + 3;
+    this.history += events;
+    const carried =
+      d.type === 'activity' || d.type === 'child'
+        ? payloadBytes(d.value instanceof Error ? d.value.message : d.value)
+        : d.type === 'signal' || d.type === 'update'
+          ? payloadBytes(d.args)
+          : 0;
+    this.historyBytes += events * BYTES_PER_EVENT + carried;
     apply();
   }
 

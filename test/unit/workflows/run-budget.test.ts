@@ -1,23 +1,26 @@
 import { strict as assert } from 'node:assert';
 import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
 import {
-  EVENTS_PER_CALL,
+  callReserve,
+  createBudget,
+  ENDING_RESERVE,
   FORWARD_BUDGET,
+  LAST_LINE,
+  MAX_PAYLOAD_BYTES,
+  payloadBytes,
   RETRY_BUDGET,
-  TEMPORAL_HISTORY_LIMIT,
-  forwardRefusal,
-  retryRefusal,
+  TEMPORAL_LIMITS,
 } from '../../../src/workflows/run-budget';
 import { statusQuery, type SagaStatus } from '../../../src/workflows/saga-status';
 import { inputOf, outage, scriptedRuntime } from '../../support/emulator/runtime';
 
 type Acts = {
-  pay(i: { key: string }): Promise<void>;
+  pay(i: { key: string; note?: string }): Promise<void>;
   refund(i: { key: string }): Promise<void>;
   ship(i: { key: string }): Promise<void>;
 };
 
-const order = defineWorkflow<{ id: string }, Acts>()({
+const order = defineWorkflow<{ id: string; note?: string }, Acts>()({
   name: 'budgeted',
   domain: 'budgets',
   entity: { kind: 'budget', id: (d) => d.id },
@@ -29,32 +32,56 @@ const order = defineWorkflow<{ id: string }, Acts>()({
     },
     ship: { activity: 'ship', retry: 'foreign' },
   },
-  async run({ steps }) {
-    await steps.pay();
+  async run({ steps, data }) {
+    await steps.pay(data.note === undefined ? {} : { note: data.note });
     await steps.ship();
   },
 });
 
-describe("a run's history budget", () => {
-  it('leaves room for the whole unwind between the budgets and the limit', () => {
-    assert.ok(FORWARD_BUDGET < RETRY_BUDGET && RETRY_BUDGET < TEMPORAL_HISTORY_LIMIT);
-    // At the retry budget, the unwind the run still owes fits under the limit.
-    assert.equal(retryRefusal(RETRY_BUDGET - 4 * EVENTS_PER_CALL, 2), undefined);
-    assert.match(retryRefusal(RETRY_BUDGET, 2) ?? '', /resolve or cancel/);
-    assert.equal(forwardRefusal(100, 3), undefined);
-    assert.match(forwardRefusal(FORWARD_BUDGET, 0) ?? '', /would pass 30000/);
+const owner = () => ({ kind: 'owner', claim: {} });
+
+describe("a run's history budget: events and bytes", () => {
+  it('orders its lines under Temporal’s limits, with a margin for what it cannot refuse', () => {
+    // Every line is compared with used + reserved (the unwind included); the margin above the
+    // last line takes what arrives unasked while the run unwinds (signals, workflow tasks).
+    for (const unit of ['events', 'bytes'] as const) {
+      assert.ok(FORWARD_BUDGET[unit] < RETRY_BUDGET[unit], unit);
+      assert.ok(RETRY_BUDGET[unit] < LAST_LINE[unit], unit);
+      assert.ok(TEMPORAL_LIMITS[unit] - LAST_LINE[unit] >= 10 * ENDING_RESERVE[unit], unit);
+    }
+    assert.ok(MAX_PAYLOAD_BYTES < TEMPORAL_LIMITS.payloadBytes);
+  });
+
+  it('counts Temporal’s events and bytes, and what the run may still write', () => {
+    let reading = { historyLength: 100, historySize: 10_000 };
+    const budget = createBudget(
+      () => reading,
+      () => ({ events: 0, bytes: 0 }),
+    );
+    assert.equal(budget.forwardRefusal(callReserve(100)), undefined);
+    reading = { historyLength: FORWARD_BUDGET.events, historySize: 10_000 };
+    assert.match(budget.forwardRefusal(callReserve(100)) ?? '', /^history-budget: .* events/);
+    reading = { historyLength: 100, historySize: FORWARD_BUDGET.bytes };
+    assert.match(budget.forwardRefusal(callReserve(100)) ?? '', /^history-budget: .* MiB/);
+    assert.equal(budget.lastLine(), undefined);
+    reading = { historyLength: LAST_LINE.events + 1, historySize: 0 };
+    assert.match(budget.lastLine() ?? '', /^history-budget: .*last line/);
+  });
+
+  it('measures payloads as JSON bytes, non-ASCII and bigints included', () => {
+    assert.equal(payloadBytes(undefined), 0);
+    assert.equal(payloadBytes({ a: 'é' }), Buffer.byteLength(JSON.stringify({ a: 'é' })));
+    assert.equal(payloadBytes({ a: '🧾' }), Buffer.byteLength(JSON.stringify({ a: '🧾' })));
+    assert.equal(payloadBytes({ n: 2n ** 63n - 1n }), '{"n":"9223372036854775807"}'.length);
   });
 
   it('a forward call past the budget parks, naming the budget; a resolve goes on', async () => {
-    const s = scriptedRuntime(() => ({ kind: 'owner', claim: {} }), {
-      idleTurns: 0,
-      historyBase: FORWARD_BUDGET,
-    });
+    const s = scriptedRuntime(owner, { idleTurns: 0, historyBase: FORWARD_BUDGET.events });
     const running = runWorkflow(order.definition as never, inputOf({ id: 'b-1' }), s.runtime);
     await s.idle();
     const status = s.query<SagaStatus>(statusQuery.name);
     assert.equal(status.parked?.step, 'pay');
-    assert.match(status.parked?.error ?? '', /history holds \d+ events/);
+    assert.match(status.parked?.error ?? '', /^history-budget: .*forward budget/);
     assert.deepEqual(s.names(), ['claimEntity'], 'nothing was called');
     s.signal('resolveStep', { by: 'ops', step: 'pay' });
     await s.idle();
@@ -62,24 +89,59 @@ describe("a run's history budget", () => {
     assert.equal((await running).outcome, 'completed');
   });
 
-  it('past the retry budget an operator retry is refused and said so; cancel still unwinds', async () => {
-    const s = scriptedRuntime(
-      (call) => {
-        if (call.activity === 'pay') throw outage(10_000, 1000);
-        return { kind: 'owner', claim: {} };
-      },
-      { idleTurns: 0, historyBase: RETRY_BUDGET },
-    );
+  it('a call the budget refused is never undone: it never ran', async () => {
+    const s = scriptedRuntime(owner, { idleTurns: 0, historyBase: FORWARD_BUDGET.events });
     const running = runWorkflow(order.definition as never, inputOf({ id: 'b-2' }), s.runtime);
     await s.idle();
     assert.equal(s.query<SagaStatus>(statusQuery.name).parked?.step, 'pay');
+    s.signal('cancel', { reason: 'give up', by: 'ops' });
+    assert.equal((await running).outcome, 'cancelled');
+    assert.deepEqual(s.names(), ['claimEntity', 'settleClaim'], 'no refund of what never ran');
+  });
+
+  it('past the retry budget a retry is refused (an update writes nothing); cancel unwinds', async () => {
+    const s = scriptedRuntime(
+      (call) => {
+        if (call.activity === 'pay') throw outage(10_000, 1000);
+        return owner();
+      },
+      { idleTurns: 0, historyBase: FORWARD_BUDGET.events - 2_000 },
+    );
+    const running = runWorkflow(order.definition as never, inputOf({ id: 'b-3' }), s.runtime);
+    await s.idle();
+    assert.equal(s.query<SagaStatus>(statusQuery.name).parked?.step, 'pay');
+    // What the run cannot refuse (signals nobody waits for) fills its history.
+    for (let n = s.history(); n < RETRY_BUDGET.events; n += 4) s.signal('noise', {});
+    await s.idle();
+    const before = s.history();
+    assert.throws(
+      () => s.update('operatorRetry', { by: 'ops', step: 'pay' }),
+      /pay: history-budget: another retry could leave no room/,
+    );
+    await s.idle();
+    assert.equal(s.history(), before, 'a rejected update writes no event');
     s.signal('retryStep', { by: 'ops', step: 'pay' });
     await s.idle();
     const status = s.query<SagaStatus>(statusQuery.name);
-    assert.match(status.operatorActions?.at(-1)?.refused ?? '', /no room for its unwind/);
+    assert.match(status.operatorActions?.at(-1)?.refused ?? '', /no room for the unwind/);
     assert.equal(status.parked?.step, 'pay', 'still parked');
     s.signal('cancel', { reason: 'give up', by: 'ops' });
     assert.equal((await running).outcome, 'cancelled');
     assert.ok(s.names().includes('refund'), "pay's outcome was unknown: refunded");
+  });
+
+  it('a call whose input is over the payload limit never starts; the run fails saying so', async () => {
+    const s = scriptedRuntime(owner, { idleTurns: 0 });
+    const note = 'x'.repeat(MAX_PAYLOAD_BYTES);
+    const err = await runWorkflow(
+      order.definition as never,
+      inputOf({ id: 'b-4', note }),
+      s.runtime,
+    ).then(
+      () => assert.fail('the run completed'),
+      (e: unknown) => e as Error,
+    );
+    assert.match(err.message, /the input of pay is \d+ KiB of JSON, over the 1024 KiB/);
+    assert.ok(!s.names().includes('pay'));
   });
 });

@@ -5,8 +5,8 @@
 // notOwner(owner)`) although it charged: the docs promise such a run "acts on nothing", and its
 // charge is never undone.
 import { strict as assert } from 'node:assert';
-import { defineWorkflow, runWorkflow } from '../../../../src/workflows/define-workflow';
-import { inputOf, scriptedRuntime } from '../../../support/emulator/runtime';
+import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
+import { inputOf, scriptedRuntime } from '../../support/emulator/runtime';
 
 type Acts = {
   reserve(i: { key: string }): Promise<{ verdict?: string }>;
@@ -48,7 +48,7 @@ const wf = defineWorkflow<{ id: string }, Acts>()({
   },
 });
 
-describe('review6 R2: a step beside the claiming step', () => {
+describe('a step beside the claiming step', () => {
   it('a run the claim calls a duplicate neither charges nor leaves a charge behind', async () => {
     const s = scriptedRuntime(
       (call) => {

@@ -3,10 +3,10 @@
 // entity ID may hold. Two different intents then share one idempotency key: the provider
 // answers the second with the first's result (a step gets another step's result).
 import { strict as assert } from 'node:assert';
-import { stepKey } from '../../../../src/workflows/step-key';
-import { sha256Hex } from '../../../../src/util/sha256';
+import { stepKey } from '../../../src/workflows/step-key';
+import { sha256Hex } from '../../../src/util/sha256';
 
-describe('review6 R5: idempotency keys of different intents', () => {
+describe('idempotency keys of different intents', () => {
   it('an entity ID with `:` and an item with `:` give different keys', () => {
     // cart "c1", line "reserve:x"  vs  cart "c1:reserve", line "x"
     const a = stepKey('cart', 'c1', 'reserve', 'reserve:x');

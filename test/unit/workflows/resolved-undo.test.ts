@@ -3,14 +3,9 @@
 // (docs/api.md's own `refund-backup`: `input: ({ result }) => ({ chargeId: result?.chargeId })`)
 // runs with `chargeId: undefined` when the run later unwinds.
 import { strict as assert } from 'node:assert';
-import { defineWorkflow, runWorkflow } from '../../../../src/workflows/define-workflow';
-import { statusQuery, type SagaStatus } from '../../../../src/workflows/saga-status';
-import {
-  businessError,
-  inputOf,
-  permanent,
-  scriptedRuntime,
-} from '../../../support/emulator/runtime';
+import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
+import { statusQuery, type SagaStatus } from '../../../src/workflows/saga-status';
+import { businessError, inputOf, permanent, scriptedRuntime } from '../../support/emulator/runtime';
 
 type Acts = {
   charge(i: { key: string }): Promise<{ chargeId: string }>;
@@ -43,7 +38,7 @@ const wf = defineWorkflow<{ id: string }, Acts>()({
   },
 });
 
-describe('review6 R1: undo of a resolved step', () => {
+describe('undo of a resolved step', () => {
   it('refunds the charge the operator confirmed (chargeId from --result)', async () => {
     const refunds: unknown[] = [];
     const shipped: unknown[] = [];
