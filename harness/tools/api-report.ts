@@ -12,7 +12,10 @@ import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extrac
 
 const ROOT = resolve(__dirname, '..', '..');
 /** One config per entry point (the second extends the first). */
-const CONFIGS = ['api/api-extractor.json', 'api/api-extractor.workflow.json'];
+const ENTRY_POINTS = [
+  { name: 'onceflow', config: 'api/api-extractor.json' },
+  { name: 'onceflow/workflow', config: 'api/api-extractor.workflow.json' },
+];
 
 /** The entry points' declarations, from nothing, so one of a deleted module cannot linger. */
 function emitDeclarations(): void {
@@ -27,12 +30,14 @@ function emitDeclarations(): void {
 /** Compares (or, with `update`, rewrites) each report; returns how many differ or failed. */
 function checkReports(update: boolean): number {
   emitDeclarations();
-  const configs = CONFIGS.map((c) => ExtractorConfig.loadFileAndPrepare(resolve(ROOT, c)));
+  const configs = ENTRY_POINTS.map((e) =>
+    ExtractorConfig.loadFileAndPrepare(resolve(ROOT, e.config)),
+  );
   const compilerState = CompilerState.create(configs[0]!, {
     additionalEntryPoints: configs.map((c) => c.mainEntryPointFilePath),
   });
   let failed = 0;
-  for (const config of configs) {
+  for (const [i, config] of configs.entries()) {
     const result = Extractor.invoke(config, {
       localBuild: update,
       compilerState,
@@ -45,21 +50,13 @@ function checkReports(update: boolean): number {
     const name = config.reportConfigs[0]!.fileName;
     const committed = resolve(config.reportFolder, name);
     if (result.apiReportChanged && !update) {
-      spawnSync(
-        'git',
-        [
-          '--no-pager',
-          'diff',
-          '--no-index',
-          '--',
-          committed,
-          resolve(config.reportTempFolder, name),
-        ],
-        { stdio: 'inherit' },
-      );
-      const entry = relative(ROOT, config.mainEntryPointFilePath);
+      const now = relative(ROOT, resolve(config.reportTempFolder, name));
+      spawnSync('git', ['--no-pager', 'diff', '--no-index', '--', relative(ROOT, committed), now], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
       console.error(
-        `The public API (${entry}) differs from ${relative(ROOT, committed)} (- committed, + now).\n` +
+        `The public API of '${ENTRY_POINTS[i]!.name}' differs from ${relative(ROOT, committed)} (- committed, + now).\n` +
           'If the change is meant: `npm run api:update`, commit the report, and add it to ' +
           "CHANGELOG.md's Unreleased section, with an upgrade note when a team must act on it.",
       );
