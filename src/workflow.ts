@@ -19,7 +19,7 @@ export type {
   WorkflowContext,
   WorkflowDefinition,
 } from './workflows/workflow-types';
-export type { WaitOptions } from './workflows/run-waits';
+export type { WaitOptions, WaitResult } from './workflows/run-waits';
 export type {
   ActivityMap,
   AnyCall,

@@ -209,6 +209,7 @@ export function runWorkflow(
       status: run.status,
       steps: stepFunctions(def, run) as never,
       sleep: waits.sleep,
+      receive: waits.receive,
       waitFor: waits.waitFor,
       child: waits.child,
       checkpoint: waits.checkpoint,

@@ -58,7 +58,7 @@ export function awaitingStep(label: string): string {
 /** A wait for a signal or an update: how long at most, and what it accepts. */
 export interface WaitOptions<T = unknown> {
   /**
-   * How long the run waits at most; past it the wait says `timedOut`.
+   * How long the run waits at most; past it `receive` says `timedOut` (`waitFor`: `undefined`).
    * @example timeout: '2 days'
    */
   timeout: Duration;
@@ -199,7 +199,7 @@ export function createWaits(run: WaitingRun) {
    * Shown as Step `awaiting_<label>`. An update sent while the run is not waiting for it is
    * rejected; a signal is kept for the next wait.
    */
-  async function waitFor<T>(
+  async function receive<T>(
     label: string,
     on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
     options: WaitOptions<T>,
@@ -226,6 +226,16 @@ export function createWaits(run: WaitingRun) {
     }
     checkOpen();
     return box.length > 0 ? { timedOut: false, value: box.shift() as T } : { timedOut: true };
+  }
+
+  /** `receive`'s wait, answered the deprecated way: the value, or `undefined` past the deadline. */
+  async function waitFor<T>(
+    label: string,
+    on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
+    options: WaitOptions<T>,
+  ): Promise<T | undefined> {
+    const answer = await receive(label, on, options);
+    return answer.timedOut ? undefined : answer.value;
   }
 
   /**
@@ -281,5 +291,5 @@ export function createWaits(run: WaitingRun) {
     }
   }
 
-  return { sleep, waitFor, child, checkpoint };
+  return { sleep, receive, waitFor, child, checkpoint };
 }

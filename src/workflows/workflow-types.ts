@@ -173,15 +173,28 @@ export interface WorkflowContext<TData, A extends ActivityMap, S, TExtra extends
   sleep(label: string, duration: Duration): Promise<void>;
   /**
    * Waits for a signal or an update (one argument) until the timeout: `{ timedOut: false,
-   * value }` when it arrived, `{ timedOut: true }` when the deadline passed first. Shown as
-   * Step `awaiting_<label>`. A signal sent before the wait is kept for it.
-   * @example const approval = await waitFor('approval', approvePayout, { timeout: '2 days' })
+   * value }` when it arrived (`value` whatever it held, `undefined` included), `{ timedOut:
+   * true }` when the deadline passed first. Shown as Step `awaiting_<label>`. A signal sent
+   * before the wait is kept for it.
+   * @example const answer = await receive('approval', approvePayout, { timeout: '2 days' })
+   */
+  receive<T>(
+    label: string,
+    on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
+    options: WaitOptions<T>,
+  ): Promise<WaitResult<T>>;
+  /**
+   * Waits as `receive` does; returns what arrived, or `undefined` when the deadline passed
+   * first (or when a signal without a payload arrived: the two look the same here).
+   * @deprecated Use `receive`, which tells a timeout from an answer:
+   * `const answer = await receive(label, on, options)`, then `answer.timedOut`, else
+   * `answer.value`. `waitFor` keeps this meaning until it is removed.
    */
   waitFor<T>(
     label: string,
     on: SignalDefinition<[T]> | UpdateDefinition<unknown, [T]>,
     options: WaitOptions<T>,
-  ): Promise<WaitResult<T>>;
+  ): Promise<T | undefined>;
   /**
    * A child workflow with the ID `<workflowId>/<name>`; cancelling this run cancels it.
    * @example const receipt = await child('receipt', 'sendReceipt', { data, event })
@@ -200,7 +213,7 @@ export interface WorkflowContext<TData, A extends ActivityMap, S, TExtra extends
   resumed?: unknown;
   /**
    * Ends the run with an outcome (declared in `outcomes`) after unwinding what was done.
-   * @example if (!approval) return fail('expired', 'no approval within 2 days')
+   * @example if (answer.timedOut) return fail('expired', 'no approval within 2 days')
    */
   fail(outcome: string, reason: string): never;
 }

@@ -1,97 +1,58 @@
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Connection, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Kafka } from 'kafkajs';
-import pino from 'pino';
 import type pg from 'pg';
-import { createPool } from '../../../src/db/pool';
-import { migrate } from '../../../src/db/migrate';
 import { buildEventMessage } from '../../../src/events/event-message';
-import { createKafka } from '../../../src/kafka/kafka-client';
 import { dlqTopicOf } from '../../../src/events/dlq-topic';
 import { readDlq } from '../../../src/kafka/dlq-reader';
-import { createClient } from '../../../src/temporal/connection';
 import { waitFor } from '../../../src/util/wait';
 import { programOf } from '../../support/first-domain-program';
-import { testConfig, uniqueName } from '../../support/services';
+import { uniqueName } from '../../support/services';
+import {
+  compileProject,
+  createPackedProject,
+  openTeamWorld,
+  startProgram,
+  type RunningProgram,
+  type TeamWorld,
+} from './packed-project';
 
-const ROOT = resolve(__dirname, '../../..');
-const DOC = resolve(ROOT, 'docs/first-domain.md');
-
-function run(command: string, args: string[], cwd: string): string {
-  const r = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 600_000 });
-  assert.equal(
-    r.status,
-    0,
-    `${command} ${args.join(' ')} (exit ${r.status}):\n${r.stdout}\n${r.stderr}`,
-  );
-  return r.stdout;
-}
+const DOC = resolve(__dirname, '../../../docs/first-domain.md');
 
 // The package as npm packs it, installed into an empty project, runs the code-first program
 // of docs/first-domain.md (a route, a claim, two steps, a result passed on, a step by `if`)
 // end to end against the running stack. Nothing from this repository is on the program's module path.
 describe('the packed package runs docs/first-domain.md in an empty project (npm pack, real stack)', function () {
   this.timeout(1_200_000);
-  const config = testConfig();
   const topic = uniqueName('giftcards');
   const schema = uniqueName('giftcards');
   const taskQueue = uniqueName('tq');
   const cardId = uniqueName('card');
   let dir: string;
-  let program: ChildProcess | undefined;
-  let output = '';
+  let program: RunningProgram | undefined;
   let pool: pg.Pool;
   let kafka: Kafka;
-  let connection: Connection | undefined;
   let client: Client;
+  let world: TeamWorld | undefined;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'onceflow-first-domain-'));
-    pool = createPool(config.database, { schema });
-    await migrate(pool, { schema });
-    await pool.query('CREATE TABLE effects (key text PRIMARY KEY, what text NOT NULL)');
-    kafka = createKafka(config.kafka, 'test', pino({ level: 'silent' }));
     // The team's topic as someone else made it: two partitions, and no DLQ topic.
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 2 }] });
-    } finally {
-      await admin.disconnect();
-    }
-    connection = await Connection.connect({ address: config.temporal.address });
-    client = createClient(connection, config);
+    world = await openTeamWorld({ schema, topic, partitions: 2 });
+    ({ pool, kafka, client } = world);
   });
 
   after(async () => {
-    if (program && program.exitCode === null) {
-      program.kill('SIGTERM');
-      const exited = await waitFor(() => program!.exitCode !== null, {
-        timeoutMs: 60_000,
-        what: 'the program to stop on SIGTERM',
-      }).catch(() => false);
-      if (!exited) program.kill('SIGKILL');
-    }
-    await pool?.end();
-    await connection?.close();
+    await program?.stop();
+    await world?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('installs with both entry points typed, then one event acts once and a re-send ends duplicate', async () => {
     // npm pack (prepack builds dist/), then an empty project installs the tarball.
-    run('npm', ['pack', '--silent', '--pack-destination', dir], ROOT);
-    const tarball = readdirSync(dir).find((f) => /^onceflow-.*\.tgz$/.test(f));
-    assert.ok(tarball, 'npm pack wrote a tarball');
-    writeFileSync(join(dir, 'package.json'), '{ "name": "gift-cards", "private": true }\n');
-    run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`, 'zod'],
-      dir,
-    );
+    dir = createPackedProject('gift-cards');
 
     const files = programOf(readFileSync(DOC, 'utf8'));
     assert.deepEqual(Object.keys(files).sort(), ['main.ts', 'workflows.ts']);
@@ -103,41 +64,16 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
     assert.ok(lines <= 50, `the program is ${lines} lines`);
 
     // Types: `onceflow` and `onceflow/workflow` resolve through the package's exports.
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'node16',
-          moduleResolution: 'node16',
-          target: 'ES2022',
-          strict: true,
-          noEmit: true,
-          // As Temporal's samples do: @temporalio/common's types import `ms` without its types.
-          skipLibCheck: true,
-          types: ['node'],
-          typeRoots: [resolve(ROOT, 'node_modules/@types')],
-        },
-        files: ['main.ts', 'workflows.ts'],
-      }),
-    );
-    run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir], dir);
+    const compiled = compileProject(dir, ['main.ts', 'workflows.ts']);
+    assert.equal(compiled.status, 0, compiled.output);
 
-    program = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        KAFKA_TOPICS: topic,
-        KAFKA_GROUP_ID: uniqueName('bridge'),
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        DATABASE_SCHEMA: schema,
-        WORKER_METRICS_PORT: '0',
-        BRIDGE_METRICS_PORT: '0',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    program = startProgram(dir, {
+      KAFKA_TOPICS: topic,
+      KAFKA_GROUP_ID: uniqueName('bridge'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATABASE_SCHEMA: schema,
+      LOG_LEVEL: 'warn',
     });
-    program.stdout!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
-    program.stderr!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
 
     const producer = kafka.producer();
     await producer.connect();
@@ -169,7 +105,8 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
 
     const outcomes = await waitFor(
       async () => {
-        if (program!.exitCode !== null) throw new Error(`the program exited:\n${output}`);
+        if (program!.process.exitCode !== null)
+          throw new Error(`the program exited:\n${program!.output()}`);
         const runs = [];
         for await (const w of client.workflow.list({ query: `EntityId = '${cardId}'` }))
           runs.push(w);
@@ -182,7 +119,7 @@ describe('the packed package runs docs/first-domain.md in an empty project (npm 
         return results.map((r) => r.outcome).sort();
       },
       { timeoutMs: 600_000, intervalMs: 1000, what: `two completed runs of card ${cardId}` },
-    ).catch((err: Error) => assert.fail(`${err.message}\nprogram output:\n${output}`));
+    ).catch((err: Error) => assert.fail(`${err.message}\nprogram output:\n${program!.output()}`));
     assert.deepEqual(outcomes, ['completed', 'duplicate'], 'the re-send ends duplicate');
 
     // One effect per step, under the key derived from the entity and the step.

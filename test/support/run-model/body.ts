@@ -60,7 +60,7 @@ async function exec(node: Node, ctx: Ctx): Promise<void> {
       await ctx.sleep('nap', node.ms);
       return;
     case 'approval': {
-      const answer = await ctx.waitFor(node.name, approveSignal(node.name), { timeout: node.ms });
+      const answer = await ctx.receive(node.name, approveSignal(node.name), { timeout: node.ms });
       if (answer.timedOut) ctx.fail('expired', `no approval ${node.name}`);
       return;
     }

@@ -52,13 +52,13 @@ export const payout = defineWorkflow<PayoutRequestedData, PayoutActivities>()({
   },
   outcomes: ['expired', 'rejected'],
   counterpart: { transfer: 'the payment provider', notify: 'the mail API' },
-  async run({ data, steps, waitFor, fail }) {
+  async run({ data, steps, receive, fail }) {
     const { needsApproval } = await steps.check({
       beneficiaryId: data.beneficiaryId,
       amountMinor: data.amountMinor,
     });
     if (needsApproval) {
-      const answer = await waitFor('approval', approvePayoutUpdate, {
+      const answer = await receive('approval', approvePayoutUpdate, {
         timeout: APPROVAL_WINDOW,
         validate: checkApproval,
       });

@@ -56,9 +56,9 @@ export const renewal = defineWorkflow<RenewalData, RenewalActivities>()({
     sync: { activity: 'syncLedger', retry: 'own', timeout: '5 minutes', heartbeat: '1 second' },
     announce: { publish: 'RenewalCharged' },
   },
-  async run({ data, steps, sleep, waitFor, child, fail }) {
+  async run({ data, steps, sleep, receive, child, fail }) {
     if (data.amountMinor > 1000) {
-      const answer = await waitFor('approval', approveRenewal, {
+      const answer = await receive('approval', approveRenewal, {
         timeout: data.approvalTimeout ?? '1 day',
       });
       if (answer.timedOut) return fail('expired', 'no approval in time');

@@ -13,9 +13,9 @@ export const approval = defineWorkflow<SeamData, Acts>()({
   entity: { kind: 'seam', id: (d) => d.id },
   outcomes: ['expired'],
   steps: { prepare: step('prepare'), go: step('go') },
-  async run({ steps, waitFor, fail }) {
+  async run({ steps, receive, fail }) {
     await steps.prepare({ what: 'prepare' });
-    const answer = await waitFor('approval', approveSeam, { timeout: '1 hour' });
+    const answer = await receive('approval', approveSeam, { timeout: '1 hour' });
     if (answer.timedOut) return fail('expired', 'no approval within an hour');
     await steps.go({ what: 'go' });
     return { approvedBy: answer.value?.by ?? 'a signal without a payload' };

@@ -11,9 +11,9 @@ export const longest = defineWorkflow<SeamData, Acts>()({
   entity: { kind: 'seam', id: (d) => d.id },
   outcomes: ['expired'],
   steps: { pay: step('pay', 'refund'), ship: step('ship') },
-  async run({ data, steps, waitFor, fail }) {
+  async run({ data, steps, receive, fail }) {
     await steps.pay({ what: 'pay' });
-    const answer = await waitFor('approval', approveSeam, { timeout: data.deadline ?? '1 hour' });
+    const answer = await receive('approval', approveSeam, { timeout: data.deadline ?? '1 hour' });
     if (answer.timedOut) return fail('expired', 'no approval before the deadline');
     await steps.ship({ what: 'ship' });
   },
