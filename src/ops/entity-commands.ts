@@ -12,7 +12,7 @@ import { findClaim } from '../db/entity-claim-store';
 import type { EntityClaim } from '../db/entity-claim';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl } from '../temporal/ui-links';
-import { resolveStepSignal, retryStepSignal } from '../workflows/saga-status';
+import { REQUEST_OPTIONS, requestOf, sendOperatorRequest } from './operator-request';
 import type { OpsContext } from './context';
 import type { OpsDomain } from './ops-domain';
 import { operatorActionOf } from './operator-action';
@@ -156,7 +156,7 @@ export async function signalEntity(
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' }, ...REQUEST_OPTIONS },
     strict: true,
   });
   const entityId = positional(positionals, `${domain.entity} ID`);
@@ -176,16 +176,25 @@ export async function signalEntity(
     throw new InvalidStateError(
       `${domain.entity} ${entityId} is at step ${step ?? '?'}, not ${ACTIONABLE_STEPS.join(' or ')}`,
     );
-  const signal =
-    action === 'retry'
-      ? retryStepSignal.name
-      : action === 'resolve'
-        ? resolveStepSignal.name
-        : domain.cancelSignal;
+  if (action !== 'cancel') {
+    const request = requestOf(action, operator, values);
+    const sent = await sendOperatorRequest(handle, action, request);
+    return {
+      json: {
+        domain: domain.name,
+        ...run,
+        action,
+        ...sent,
+        stepBefore: step,
+        operatorAction: request,
+      },
+      human: `${action} taken by ${run.workflowId} (${domain.entity} ${entityId}, ${sent.steps ? `for ${sent.steps.join(', ')}` : `step ${step}, as a signal`}) as ${operator.by}`,
+    };
+  }
   // A cancellation's payload is the saga's CancelRequest: `reason` is required there.
-  const reason =
-    action === 'cancel' ? (operator.reason ?? 'operator cancel via onceflow CLI') : undefined;
-  await handle.signal(signal, reason === undefined ? operator : { ...operator, reason });
+  const signal = domain.cancelSignal;
+  const reason = operator.reason ?? 'operator cancel via onceflow CLI';
+  await handle.signal(signal, { ...operator, reason });
   return {
     json: {
       domain: domain.name,

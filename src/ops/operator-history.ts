@@ -17,6 +17,7 @@ import {
   retryStepSignal,
   type RecordedOperatorAction,
 } from '../domains/orders/workflows/order-definitions';
+import { resolveStepUpdate, retryStepUpdate } from '../workflows/saga-status';
 
 /** An operator action as the workflow records it, and where `orders show` read it. */
 export type RecordedAction = RecordedOperatorAction & {
@@ -27,10 +28,15 @@ export type RecordedAction = RecordedOperatorAction & {
 const RESET_CAUSE =
   temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW;
 
-/** The action each operator signal records; `cancel`: the domain's cancel signal. */
+/**
+ * The action each operator signal or update records; `cancel`: the domain's cancel signal. An
+ * update the run rejected left no event, so every update in the history was taken.
+ */
 const actionsOfSignals = (cancel: string): Record<string, RecordedOperatorAction['action']> => ({
   [retryStepSignal.name]: 'retry',
   [resolveStepSignal.name]: 'resolve',
+  [retryStepUpdate.name]: 'retry',
+  [resolveStepUpdate.name]: 'resolve',
   [cancel]: 'cancel',
 });
 
@@ -62,19 +68,24 @@ export async function operatorActionsOfHistory(
       });
       continue;
     }
-    const signal = e.workflowExecutionSignaledEventAttributes;
-    const action = signal ? ACTION_OF_SIGNAL[signal.signalName ?? ''] : undefined;
-    if (!signal || !action) continue;
+    const signaled = e.workflowExecutionSignaledEventAttributes;
+    const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+    const name = signaled?.signalName ?? update?.name ?? '';
+    const action = ACTION_OF_SIGNAL[name];
+    if (!action) continue;
     const [payload] = await decodeArrayFromPayloads(
       client.options.loadedDataConverter,
-      signal.input?.payloads,
+      (signaled?.input ?? update?.args)?.payloads,
     ).catch(() => [undefined]);
+    const identity =
+      signaled?.identity ??
+      e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.identity;
     const p = (payload ?? {}) as { by?: unknown; reason?: unknown; at?: unknown };
     const eventTime = e.eventTime ? tsToDate(e.eventTime).toISOString() : '';
     out.push({
       action,
       // A sender from before the payload: the client identity the server recorded.
-      by: typeof p.by === 'string' ? p.by : signal.identity || 'unknown',
+      by: typeof p.by === 'string' ? p.by : identity || 'unknown',
       ...(typeof p.reason === 'string' ? { reason: p.reason } : {}),
       at: typeof p.at === 'string' ? p.at : eventTime,
       source: 'history',

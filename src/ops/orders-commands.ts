@@ -5,11 +5,8 @@
 import { parseArgs } from 'node:util';
 import { SEARCH_ATTRIBUTE } from '../temporal/search-attributes';
 import { workflowListUrl } from '../temporal/ui-links';
-import {
-  cancelOrderSignal,
-  resolveStepSignal,
-  retryStepSignal,
-} from '../domains/orders/workflows/order-definitions';
+import { cancelOrderSignal } from '../domains/orders/workflows/order-definitions';
+import { REQUEST_OPTIONS, requestOf, sendOperatorRequest } from './operator-request';
 import type { OpsContext } from './context';
 import { operatorActionOf } from './operator-action';
 import { ACTIONABLE_STEPS } from './signal-outcomes';
@@ -97,7 +94,7 @@ export async function signalOrder(
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' }, ...REQUEST_OPTIONS },
     strict: true,
   });
   const orderId = positional(positionals, 'order ID');
@@ -130,21 +127,21 @@ export async function signalOrder(
       `order ${orderId} is at step ${step ?? '?'}, not ${ACTIONABLE_STEPS.join(' or ')}`,
     );
   }
-  const signal = SIGNAL_OF[action];
-  // By name: the payload is the contract's OperatorAction (who, why, when), which a workflow
-  // built before it simply ignores. cancelOrder keeps its `reason` field.
-  const reason =
-    action === 'cancel' ? (operator.reason ?? 'operator cancel via onceflow CLI') : undefined;
-  await handle.signal(signal, reason === undefined ? operator : { ...operator, reason });
+  if (action !== 'cancel') {
+    const request = requestOf(action, operator, values);
+    const sent = await sendOperatorRequest(handle, action, request);
+    return {
+      json: { ...run, action, ...sent, stepBefore: step, operatorAction: request },
+      human: `${action} taken by ${run.workflowId} (order ${orderId}, ${sent.steps ? `for ${sent.steps.join(', ')}` : `step ${step}, as a signal`}) as ${operator.by}`,
+    };
+  }
+  // By name: the payload is the contract's CancelRequest (who, why, when); cancelOrder keeps
+  // its `reason` field.
+  const signal = cancelOrderSignal.name;
+  const reason = operator.reason ?? 'operator cancel via onceflow CLI';
+  await handle.signal(signal, { ...operator, reason });
   return {
     json: { ...run, signal, stepBefore: step, operatorAction: operator, reason },
     human: `sent ${signal} to ${run.workflowId} (order ${orderId}, step ${step}) as ${operator.by}`,
   };
 }
-
-/** The signal each operator command sends (names of the workflow's signal definitions). */
-const SIGNAL_OF: Record<OrderSignal, string> = {
-  retry: retryStepSignal.name,
-  resolve: resolveStepSignal.name,
-  cancel: cancelOrderSignal.name,
-};

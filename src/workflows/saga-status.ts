@@ -178,9 +178,9 @@ export interface OperatorReply {
  * would refuse (nothing stalled, the history budget spent) is rejected by its validator and
  * writes nothing to the run's history; the sender hears why.
  */
-export const retryStepUpdate = defineUpdate<OperatorReply, [OperatorAction?]>('operatorRetry');
+export const retryStepUpdate = defineUpdate<OperatorReply, [OperatorAction]>('operatorRetry');
 /** Operator, as an update: like resolveStepSignal, rejected before it writes anything. */
-export const resolveStepUpdate = defineUpdate<OperatorReply, [OperatorAction?]>('operatorResolve');
+export const resolveStepUpdate = defineUpdate<OperatorReply, [OperatorAction]>('operatorResolve');
 /** A saga's cancellation, unless its definition names its own (orders: `cancelOrder`). */
 export const cancelSignal = defineSignal<[CancelRequest]>('cancel');
 /** A saga's status, unless its definition names its own query (orders: `orderStatus`). */

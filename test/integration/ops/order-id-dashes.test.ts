@@ -75,7 +75,7 @@ describe('ops CLI: an order ID that looks like an option (real Temporal, worker,
     await env.setFaults({ endpoints: { emails: {} } });
     const run = await runOps(argv.slice(2), cliEnv);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /sent retryStep to .* \(order --all, step needs_attention\)/);
+    assert.match(run.stdout, /retry taken by .* \(order --all, for email\)/);
     assert.equal((await dashed.handle.result()).outcome, 'completed');
     assert.equal((await env.ledger('--all')).emails.length, 1);
 

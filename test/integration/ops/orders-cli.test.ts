@@ -95,7 +95,7 @@ describe('ops CLI: orders (real Temporal, worker and providers)', function () {
     const { order, handle } = orders[0]!;
     const run = await runOps(['orders', 'retry', order.orderId, '--json'], cliEnv);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.json.signal, 'retryStep');
+    assert.deepEqual([run.json.via, run.json.steps], ['update', ['email']]);
     assert.equal((await handle.result()).outcome, 'completed');
     assert.equal((await env.ledger(order.orderId)).emails.length, 1);
 
@@ -106,9 +106,20 @@ describe('ops CLI: orders (real Temporal, worker and providers)', function () {
 
   it('orders resolve continues after the parked step without repeating it', async () => {
     const { order, handle } = orders[1]!;
-    const run = await runOps(['orders', 'resolve', order.orderId, '--json'], cliEnv);
+    // A request the run would refuse is rejected before it writes anything, in its own words.
+    const refused = await runOps(
+      ['orders', 'resolve', order.orderId, '--step', 'charge', '--json'],
+      cliEnv,
+    );
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.equal(refused.json.error, 'InvalidStateError');
+    assert.match(refused.json.message, /the run refused resolve: step charge is not waiting/);
+    const run = await runOps(
+      ['orders', 'resolve', order.orderId, '--step', 'email', '--result', '{}', '--json'],
+      cliEnv,
+    );
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.json.signal, 'resolveStep');
+    assert.deepEqual([run.json.via, run.json.steps], ['update', ['email']]);
     assert.equal((await handle.result()).outcome, 'completed');
     assert.equal((await env.ledger(order.orderId)).emails.length, 0);
   });

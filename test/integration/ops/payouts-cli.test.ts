@@ -128,7 +128,7 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
       cliEnv,
     );
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.json.signal, 'retryStep');
+    assert.deepEqual([run.json.via, run.json.steps], ['update', ['notify']]);
     assert.equal(run.json.stepBefore, 'needs_attention');
     assert.equal(((await handle.result()) as { outcome: string }).outcome, 'completed');
     const ledger = await env.ledger(data.payoutId);
@@ -154,7 +154,7 @@ describe('ops CLI: payouts, a domain known only from the registry (real stack)',
     const { data, handle } = parked[1]!;
     const run = await runOps(['payouts', 'resolve', data.payoutId, '--json'], cliEnv);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.json.signal, 'resolveStep');
+    assert.deepEqual([run.json.via, run.json.steps], ['update', ['notify']]);
     assert.equal(((await handle.result()) as { outcome: string }).outcome, 'completed');
     assert.equal((await env.ledger(data.payoutId)).emails.length, 0);
   });
