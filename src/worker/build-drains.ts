@@ -202,8 +202,10 @@ export function buildDrains(options: BuildDrainsOptions) {
     const needed = (b: string) => b !== options.buildId && (b === current || runs.get(b)! > 0);
     for (const [b, drain] of [...drains])
       if (drain.ended || !needed(b)) {
+        // Read before stopping: stopDrain awaits the worker's end, which sets `ended`.
+        const drained = !drain.ended;
         await stopDrain(b, drain);
-        if (!drain.ended) log.info({ deployment, buildId: b }, 'build drained: its worker stopped');
+        if (drained) log.info({ deployment, buildId: b }, 'build drained: its worker stopped');
       }
     // The current build first (new runs land there), then those already served here, then
     // those with the most open runs: every process picks alike, and drains do not churn.
