@@ -166,6 +166,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
           createWorker: (id, stored) => workerOf(id, { code: namedForStackTraces(stored, id) }),
           makeCurrent: config.worker.makeCurrent,
           maxDrains: config.worker.maxDrains,
+          intervalMs: config.worker.drainTurnMs,
           withDeadline: (call) =>
             options.connection.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call),
           onReport: options.onBuildReport,

@@ -76,14 +76,14 @@ describe('build drains', () => {
     assert.equal(made.length, 0);
   });
 
-  it('serve at most WORKER_MAX_DRAINS builds, the current one first, then the most runs', async () => {
+  it('serve at most WORKER_MAX_DRAINS builds, the current one first, then the most runs; others wait their turn', async () => {
     const deployment = fakeDeployment(
       { oldest: { runs: 1 }, older: { runs: 5 }, old: { runs: 3 }, new: { runs: 0 } },
       'old',
     );
     const { drains, made } = drainsOf(deployment, 'new', { maxDrains: 2 });
     assert.deepEqual(served(await drains.refresh()), [
-      ['oldest', 'drain-limit'],
+      ['oldest', 'waiting-turn'],
       ['older', 'drain'],
       ['old', 'drain'],
       ['new', 'this-worker'],
