@@ -244,6 +244,8 @@ function toConfig(e: Env) {
       makeCurrent: e.WORKER_MAKE_CURRENT,
       /** WORKER_MAX_DRAINS: other builds one process serves at once (0: none). */
       maxDrains: e.WORKER_MAX_DRAINS,
+      /** WORKER_DRAIN_TURN_MS: between two refreshes of the builds; a drain's turn. */
+      drainTurnMs: e.WORKER_DRAIN_TURN_MS,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,

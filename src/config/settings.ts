@@ -264,8 +264,19 @@ export const SETTINGS = {
     default: '3',
     doc:
       'Other builds one worker process serves at once from their stored code (each a drain ' +
-      'worker: see docs/deploying.md for its cost). A build over the limit is left to its own ' +
-      'workers, and its open runs are reported unserved. 0: none; every build runs on its own workers.',
+      'worker: see docs/deploying.md for its cost). When more builds hold runs, their drains ' +
+      'take turns (WORKER_DRAIN_TURN_MS). 0: none; every build runs on its own workers.',
+  },
+  WORKER_DRAIN_TURN_MS: {
+    parse: z.coerce
+      .number('must be a number of milliseconds')
+      .int('must be a number of milliseconds')
+      .min(1000, 'must be at least 1000 (ms)'),
+    default: '60000',
+    doc:
+      "How often a worker reads its deployment's builds and starts or stops drains, and so the " +
+      "length of a drain's turn when more builds hold runs than WORKER_MAX_DRAINS: a build " +
+      'with work waiting gets a drain within a few turns (docs/deploying.md, "Drains take turns").',
   },
   BRIDGE_START_CONCURRENCY: {
     parse: positiveInt,

@@ -36,8 +36,9 @@ export type RunStall =
   /** Pinned to an older build whose code no worker stored: nobody can run it (builds list). */
   | { kind: 'build-unserved' }
   /**
-   * Pinned to an older build whose stored code no worker will run (it does not hash to its
-   * build ID, or was built with another SDK): only a worker of that build can (builds list).
+   * Pinned to a build (the current one too) whose stored code no drain will run (it does not
+   * hash to its build ID, or was built with another SDK): only a worker of that build can
+   * (builds list).
    */
   | { kind: 'build-refused'; refusal: BuildRefusal['kind']; reason: string };
 
@@ -81,32 +82,32 @@ async function lastTaskFailure(client: Client, workflowId: string, runId: string
 }
 
 /**
- * Why no worker but the build's own can run its runs: it is not current, and its code is not
- * stored or is refused (the rule `builds list` and the worker's drains use). Undefined when a
- * worker can: the build is current, or its stored code is verified.
+ * Why no worker but the build's own can run its runs, by the rule `builds list` and the
+ * worker's drains use: its stored code is refused (whether current or not: no drain runs
+ * it), or it is not current and its code is not stored. Undefined when a drain can: its stored
+ * code is verified, or it is current (its own workers store its code as they start).
  */
 async function unservedStall(
   client: Client,
   pool: pg.Pool,
   build: RunBuild,
 ): Promise<RunStall | undefined> {
+  const stored = await loadBuild(pool, build.buildId);
+  if (stored.state === 'refused')
+    return { kind: 'build-refused', refusal: stored.kind, reason: stored.reason };
+  if (stored.state !== 'missing') return undefined;
   const d = await client.workflowService.describeWorkerDeployment({
     namespace: client.options.namespace,
     deploymentName: build.deployment,
   });
   const current = d.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
-  if (build.buildId === current) return undefined;
-  const stored = await loadBuild(pool, build.buildId);
-  if (stored.state === 'missing') return { kind: 'build-unserved' };
-  if (stored.state === 'refused')
-    return { kind: 'build-refused', refusal: stored.kind, reason: stored.reason };
-  return undefined;
+  return build.buildId === current ? undefined : { kind: 'build-unserved' };
 }
 
 /**
  * Reads the run's build and, for a running run, whether it can go on: its workflow task
- * failing (from its second attempt), its build unserved (the rule `builds list` uses: not
- * current, and its code not stored or refused), or its task not taken for
+ * failing (from its second attempt), its build unserved (the rule `builds list` uses: its
+ * stored code refused, or not current and its code not stored), or its task not taken for
  * UNCLAIMED_TASK_AFTER_MS.
  */
 export async function readRunProgress(

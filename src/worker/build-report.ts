@@ -8,14 +8,16 @@ export interface BuildReport {
   openRuns: number;
   /**
    * Who runs them: this process's main worker, a drain worker here, its own workers (this
-   * process drains nothing: WORKER_MAX_DRAINS=0), or nobody here: its code is not stored
-   * (`missing`) or is refused (`refused`), its drain worker could not be made (`drain-failed`),
-   * or this process is at WORKER_MAX_DRAINS (`drain-limit`); `none` when it needs nobody (no
-   * open runs, not current).
+   * process drains nothing: WORKER_MAX_DRAINS=0), a drain here when its turn comes (more
+   * builds than WORKER_MAX_DRAINS take turns: `waiting-turn`), or nobody here: its code is not
+   * stored (`missing`) or is refused (`refused`), its drain worker could not be made
+   * (`drain-failed`), or the one drain this process may run serves the current build
+   * (`drain-limit`); `none` when it needs nobody (no open runs, not current).
    */
   servedBy:
     | 'this-worker'
     | 'drain'
+    | 'waiting-turn'
     | 'its-workers'
     | 'missing'
     | 'refused'

@@ -69,7 +69,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   // caller brings its own, and then closed when the worker stops.
   const ownProducer = options.deps.producer ? undefined : createEventProducer(config.kafka);
   const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
-  const bundle = options.workflowBundle ?? (await prepareWorkflowBundle({ domains }));
+  const log = options.log ?? silentLog;
+  // Without a logger, a bundle folder someone else holds is a process warning.
+  const warn = options.log && ((m: string) => log.warn({}, m));
+  const bundle =
+    options.workflowBundle ?? (await prepareWorkflowBundle({ domains, ...(warn ? { warn } : {}) }));
   const tracing = workerTracingOptions();
   const outage = new DatabaseOutageInterceptor({
     windowMs:
@@ -112,7 +116,6 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const providers = [
     ...new Set([...declaredProviders(domains), ...Object.keys(config.fairness.providerRateLimits)]),
   ].sort();
-  const log = options.log ?? silentLog;
   for (const queue of await applyTaskQueueConfig(options.connection.workflowService, {
     namespace: config.temporal.namespace,
     taskQueue,
@@ -163,6 +166,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
           createWorker: (id, stored) => workerOf(id, { code: namedForStackTraces(stored, id) }),
           makeCurrent: config.worker.makeCurrent,
           maxDrains: config.worker.maxDrains,
+          intervalMs: config.worker.drainTurnMs,
           withDeadline: (call) =>
             options.connection.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call),
           onReport: options.onBuildReport,

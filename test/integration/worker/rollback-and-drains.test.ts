@@ -9,7 +9,7 @@ import type { BuildReport } from '../../../src/worker/build-report';
 import type { SagaStatus } from '../../../src/workflow';
 import { deploysDomain } from '../../support/domains/deploys';
 import { createDeployActivities } from '../../support/domains/deploys/activities';
-import { startDeploysWorker } from '../../support/deploys-worker';
+import { becomesCurrent, currentBuildOf, startDeploysWorker } from '../../support/deploys-worker';
 import { createOrderEnv, eventInputOf, type OrderEnv } from '../../support/order-env';
 import { testConfig, uniqueName } from '../../support/services';
 import { temporalCli } from '../../support/temporal-cli';
@@ -39,18 +39,7 @@ describe('rollbacks and drains of a worker deployment (real stack)', function ()
     await env.close();
   });
 
-  const currentOf = async (deployment: string) =>
-    (
-      await connection.workflowService.describeWorkerDeployment({
-        namespace: config.temporal.namespace,
-        deploymentName: deployment,
-      })
-    ).workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
-  const becomesCurrent = (deployment: string, buildId: string) =>
-    waitFor(async () => (await currentOf(deployment)) === buildId, {
-      timeoutMs: 60_000,
-      what: `build ${buildId} to be current`,
-    });
+  const currentOf = (deployment: string) => currentBuildOf(connection, config, deployment);
   const startRenewal = (taskQueue: string) => {
     const renewalId = uniqueName('renewal');
     return env.client.workflow.start('renewal', {
@@ -64,9 +53,9 @@ describe('rollbacks and drains of a worker deployment (real stack)', function ()
     const taskQueue = uniqueName('rollback-tq');
     const [b1, b2] = [buildIdOf(await codeOf('v1')), buildIdOf(await codeOf('v2'))];
     const v1 = await startDeploysWorker(env, connection, config, { v: 'v1', taskQueue });
-    await becomesCurrent(taskQueue, b1);
+    await becomesCurrent(connection, config, taskQueue, b1);
     const v2 = await startDeploysWorker(env, connection, config, { v: 'v2', taskQueue });
-    await becomesCurrent(taskQueue, b2);
+    await becomesCurrent(connection, config, taskQueue, b2);
     // B2 is broken: the operator rolls back, as docs/deploying.md says; B2's workers stay.
     await temporalCli([
       ...['worker', 'deployment', 'set-current-version', '--yes'],
@@ -116,7 +105,7 @@ describe('rollbacks and drains of a worker deployment (real stack)', function ()
     // B2 deployed (current from now on) and stopped: B1 is an older build with an open run.
     const b2 = buildIdOf(await codeOf('v2'));
     const v2 = await startDeploysWorker(env, connection, config, { v: 'v2', taskQueue });
-    await becomesCurrent(taskQueue, b2);
+    await becomesCurrent(connection, config, taskQueue, b2);
     await v2.stop();
     const made: Worker[] = [];
     /** The deployment of a v2 process, whose drain workers are real workers of their build. */

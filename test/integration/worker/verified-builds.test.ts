@@ -54,8 +54,9 @@ describe('stored builds are verified before they run (real stack)', function () 
       workflowId: `RenewalDue:${renewalId}`,
       args: [eventInputOf('RenewalDue', renewalId, { renewalId })],
     });
-  const waitCharged = (h: WorkflowHandle) =>
-    waitFor(async () => (await h.query<SagaStatus>('status')).waiting?.step === 'email', {
+  /** Waits until the run charged and waits on the mail API (v1's step `email`, v2's `notify`). */
+  const waitCharged = (h: WorkflowHandle, step = 'email') =>
+    waitFor(async () => (await h.query<SagaStatus>('status')).waiting?.step === step, {
       timeoutMs: 60_000,
       what: `${h.workflowId} charged, then waiting on the mail API`,
     });
@@ -154,6 +155,18 @@ describe('stored builds are verified before they run (real stack)', function () 
       assert.equal(mine.refused?.kind, 'tampered');
       const builds = await listDeploymentBuilds(ops, ['--deployment', taskQueue]);
       assert.match(builds.human, new RegExp(`${b2}.*refused.*STORED CODE REFUSED \\(tampered\\)`));
+      // A run of the release, the current build: only its own workers run it, and show says so.
+      await env.setFaults({ endpoints: { emails: { failBeforeCommitRate: 1 } } });
+      const id = uniqueName('renewal');
+      const handle = await start(taskQueue, id);
+      await waitCharged(handle, 'notify');
+      const shown = await showEntity(ops, renewals, [id]);
+      assert.equal((shown.json as { stalled?: RunStall }).stalled?.kind, 'build-refused');
+      assert.match(
+        shown.human,
+        new RegExp(`cannot go on: +pinned to build ${b2}, whose stored code is refused`),
+      );
+      await handle.terminate('shown');
     } finally {
       await v2.stop();
     }

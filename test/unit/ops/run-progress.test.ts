@@ -197,4 +197,30 @@ describe('a run that cannot go on on its code', () => {
       ),
     );
   });
+
+  it('says it for a run on the current build too: no drain runs refused code', async () => {
+    const onCurrent = {
+      ...client,
+      workflowService: {
+        ...client.workflowService,
+        describeWorkerDeployment: async () => ({
+          workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: B_OLD } } },
+        }),
+      },
+    } as unknown as Client;
+    const p = await readRunProgress(
+      onCurrent,
+      poolStoring(`${OLD_CODE}\n// planted before the build ran`),
+      described({ ...pinned, pendingWorkflowTask: { attempt: 1 } }),
+      NOW,
+    );
+    assert.equal(p.stalled?.kind, 'build-refused');
+    assert.match(
+      stallLine(p)!,
+      new RegExp(`pinned to build ${B_OLD}, whose stored code is refused`),
+    );
+    // Its code not stored yet (its workers store it as they start): nothing to say.
+    const unstored = await readRunProgress(onCurrent, poolStoring(null), described(pinned), NOW);
+    assert.equal(unstored.stalled, undefined);
+  });
 });

@@ -13,7 +13,7 @@ describe('build drains', () => {
       { old: { runs: 2, activated: true }, new: { runs: 3 } },
       'new',
     );
-    const { drains, made } = drainsOf(deployment, 'new');
+    const { drains, made, logged } = drainsOf(deployment, 'new');
     const first = await drains.refresh();
     assert.deepEqual(served(first), [
       ['old', 'drain'],
@@ -27,6 +27,7 @@ describe('build drains', () => {
     const second = await drains.refresh();
     assert.equal(second.find((b) => b.buildId === idOf('old'))?.servedBy, 'none');
     assert.equal(made[0]!.worker.getState(), 'STOPPED');
+    assert.ok(logged.includes('build drained: its worker stopped'), logged.join('\n'));
   });
 
   it('stop cleanly when SIGTERM already stopped the drain workers', async () => {
@@ -75,14 +76,14 @@ describe('build drains', () => {
     assert.equal(made.length, 0);
   });
 
-  it('serve at most WORKER_MAX_DRAINS builds, the current one first, then the most runs', async () => {
+  it('serve at most WORKER_MAX_DRAINS builds, the current one first, then the most runs; others wait their turn', async () => {
     const deployment = fakeDeployment(
       { oldest: { runs: 1 }, older: { runs: 5 }, old: { runs: 3 }, new: { runs: 0 } },
       'old',
     );
     const { drains, made } = drainsOf(deployment, 'new', { maxDrains: 2 });
     assert.deepEqual(served(await drains.refresh()), [
-      ['oldest', 'drain-limit'],
+      ['oldest', 'waiting-turn'],
       ['older', 'drain'],
       ['old', 'drain'],
       ['new', 'this-worker'],

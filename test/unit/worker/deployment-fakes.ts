@@ -46,7 +46,12 @@ export function fakeDeployment(
   current: string | undefined,
   stored: Record<string, string> = {},
 ) {
-  const state = { current: current && idOf(current), madeCurrent: [] as string[] };
+  const state = {
+    current: current && idOf(current),
+    madeCurrent: [] as string[],
+    /** Tasks waiting on each build's queues (by name); undefined: the server reports none. */
+    backlog: {} as Record<string, number> | undefined,
+  };
   const rows = new Map(
     Object.keys(builds).map((name) => [idOf(name), stored[name] ?? codeOf(name)] as const),
   );
@@ -69,6 +74,11 @@ export function fakeDeployment(
       state.madeCurrent.push(nameOf(buildId));
       state.current = buildId;
       return {};
+    },
+    describeWorkerDeploymentVersion: async (r: { deploymentVersion: { buildId: string } }) => {
+      const count = state.backlog?.[nameOf(r.deploymentVersion.buildId)] ?? 0;
+      const stats = state.backlog ? { stats: { approximateBacklogCount: count } } : {};
+      return { versionTaskQueues: [{ name: 'orders', type: 1, ...stats }] };
     },
     countWorkflowExecutions: async ({ query }: { query: string }) => {
       const name = Object.keys(builds).find((n) => query.includes(`:${idOf(n)}`));
