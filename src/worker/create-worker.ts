@@ -5,6 +5,7 @@ import type { ActivityDeps } from '../activities';
 import { createEventProducer } from '../activities/kafka';
 import { buildIdOf } from '../db/workflow-build-store';
 import { buildDrains, type BuildDrainsOptions } from './build-drains';
+import { ResultSizeInterceptor } from './result-size';
 import { DatabaseOutageInterceptor } from './database-outage';
 import type { Domain } from '../engine/define-domain';
 import { activitiesOfDomains, checkWorkflowExports, declaredProviders } from '../engine/registry';
@@ -91,7 +92,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     interceptors: {
       ...tracing.interceptors,
       // A database failover waits like a provider outage (src/worker/database-outage.ts).
-      activity: [...(tracing.interceptors?.activity ?? []), () => ({ inbound: outage })],
+      activity: [
+        ...(tracing.interceptors?.activity ?? []),
+        () => ({ inbound: outage }),
+        // Innermost: a result too large for the history is refused where it is made.
+        (ctx) => ({ inbound: new ResultSizeInterceptor(ctx.info.activityType) }),
+      ],
     },
     // Provider URL from config unless the caller injected its own (tests run their own sandbox);
     // the transient retry window from config unless the injected providers name one.
