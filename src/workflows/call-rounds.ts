@@ -248,7 +248,12 @@ export async function awaitOperator(
       }
     }
     const no = ctx.retryRefusal(record);
-    if (no === undefined) return { kind: 'retry' };
+    if (no === undefined) {
+      // Running again from this moment: the budget reserves it before the next call's check
+      // (several retried at once must not all pass against the same room).
+      record.state = 'running';
+      return { kind: 'retry' };
+    }
     ctx.refuse(record.id, no);
   }
 }

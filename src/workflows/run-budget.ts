@@ -69,8 +69,14 @@ export const MAX_PAYLOAD_BYTES = 1 * MiB;
  */
 export const MAX_TASK_PAYLOAD_BYTES = 2 * MiB;
 
-/** Calls in flight at once: more wait for a slot (Temporal fails a task past 2,000 pending). */
-export const MAX_CALLS_IN_FLIGHT = 500;
+/**
+ * Calls in flight at once: more wait for a slot. Temporal fails a task past 2,000 pending
+ * activities, and force-fails a started workflow task once more than 100 events arrive while it
+ * runs (`history.maximumBufferedEventsBatch`: FORCE_CLOSE_COMMAND, seen on the real server
+ * with 500 calls in flight); each call's completion is two events, so 40 leave room for the
+ * signals that may arrive beside them.
+ */
+export const MAX_CALLS_IN_FLIGHT = 40;
 
 /**
  * The most events one call takes without an operator: its fast round (scheduled, started,
@@ -81,11 +87,20 @@ export const MAX_CALLS_IN_FLIGHT = 500;
  */
 export const EVENTS_PER_CALL = 32;
 
-/** What an event costs besides its payloads (IDs, types, options, a summary, a failure). */
-export const BYTES_PER_EVENT = 1 * KiB;
+/**
+ * What an event costs besides its payloads (IDs, types, options, a summary, a failure): a
+ * scheduled activity with its summary and retry policy is about 400 bytes on the real server.
+ */
+export const BYTES_PER_EVENT = 512;
 
-/** A call's result, reserved at this size until it is known (history then counts it). */
-export const RESULT_ALLOWANCE = 64 * KiB;
+/** Events of a call that carry more than IDs (scheduled, completed or failed, per round). */
+const CALL_EVENTS_WITH_BYTES = 12;
+
+/**
+ * A call's result, reserved at this size until it is known (history then counts it, and the
+ * margin under Temporal's limit takes a result larger than this).
+ */
+export const RESULT_ALLOWANCE = 16 * KiB;
 
 /**
  * The size of a value as the data converter writes it (JSON, UTF-8), without allocating a
@@ -111,9 +126,12 @@ export function callReserve(inputBytes: number): Usage {
   return {
     events: EVENTS_PER_CALL,
     // Its input is scheduled again by the waiting round and by an operator's retry.
-    bytes: EVENTS_PER_CALL * BYTES_PER_EVENT + 3 * inputBytes + RESULT_ALLOWANCE,
+    bytes: CALL_EVENTS_WITH_BYTES * BYTES_PER_EVENT + 3 * inputBytes + RESULT_ALLOWANCE,
   };
 }
+
+/** What a parked call may still write before an operator acts: its Step and memo changes. */
+export const PARKED_RESERVE: Usage = { events: 4, bytes: 4 * BYTES_PER_EVENT };
 
 /** What the run's ending may write besides its undos: the settlement and the close. */
 export const ENDING_RESERVE: Usage = callReserve(2 * KiB);

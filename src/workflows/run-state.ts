@@ -12,7 +12,6 @@
 import type { ClaimRecord, ClaimVerdict } from '../db/entity-claim';
 import type { StackEntry } from './run-types';
 import { WorkflowDefinitionError } from './names';
-import { callReserve, ENDING_RESERVE, payloadBytes, type Usage } from './run-budget';
 
 /** A claim's verdict that another run owns the entity. */
 export type OtherOwner = Exclude<ClaimVerdict<ClaimRecord>, { kind: 'owner' }>;
@@ -228,30 +227,6 @@ export function activeCalls(state: RunState): number {
   let n = 0;
   for (const call of state.calls.values()) if (isActive(call)) n++;
   return n;
-}
-
-/** Each undo's input size, measured once. */
-const undoBytes = new WeakMap<StackEntry, number>();
-
-/**
- * What the run may still write (run-budget.ts): every call in flight, waiting or parked, every
- * undo it owes, and its ending (the settlement, the close).
- */
-export function reservedOf(state: RunState): Usage {
-  const total = { ...ENDING_RESERVE };
-  const add = (u: Usage) => {
-    total.events += u.events;
-    total.bytes += u.bytes;
-  };
-  for (const call of state.calls.values()) {
-    if (isActive(call)) add(callReserve(call.inputBytes ?? 0));
-    const undo = call.compensation;
-    if (!undo || call.compensated) continue;
-    let bytes = undoBytes.get(undo);
-    if (bytes === undefined) undoBytes.set(undo, (bytes = payloadBytes(undo.input)));
-    add(callReserve(bytes));
-  }
-  return total;
 }
 
 /** Undos still owed: the unwind the run may yet need. */

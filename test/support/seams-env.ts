@@ -48,6 +48,8 @@ function faultyPool(pool: pg.Pool, failSettle: () => boolean): pg.Pool {
 export interface SeamsEnv {
   db: TestDatabase;
   client: Client;
+  /** The env's own Temporal dev server (for Temporal's CLI). */
+  address: string;
   /** While true, the worker's settlement statement meets "connection refused". */
   settleFails: boolean;
   /** Sets how `what`'s calls fail (undefined: they succeed). */
@@ -60,11 +62,12 @@ export interface SeamsEnv {
   callsOf(id: string): Promise<Array<{ key: string; what: string }>>;
   /** The effects done under the entity's keys (their last parts), sorted. */
   effectsOf(id: string): Promise<string[]>;
-  start(workflow: string, data: SeamData): Promise<WorkflowHandle>;
+  start(workflow: string, data: SeamData & Record<string, unknown>): Promise<WorkflowHandle>;
   until(
     h: WorkflowHandle,
     predicate: (s: SagaStatus) => boolean,
     what: string,
+    timeoutMs?: number,
   ): Promise<SagaStatus>;
   close(): Promise<void>;
 }
@@ -87,6 +90,7 @@ export async function createSeamsEnv(limits: Record<string, number> = {}): Promi
   const env: SeamsEnv = {
     db,
     client,
+    address,
     settleFails: false,
     fault: async (what, mode, window = { windowMs: 60_000, intervalMs: 500 }) => {
       if (mode === undefined) await db.pool.query('DELETE FROM faults WHERE what = $1', [what]);
@@ -117,13 +121,13 @@ export async function createSeamsEnv(limits: Record<string, number> = {}): Promi
         workflowId: uniqueName(`SeamDue:${data.id}`),
         args: [eventInputOf('SeamDue', data.id, data)],
       }),
-    until: (h, predicate, what) =>
+    until: (h, predicate, what, timeoutMs = 60_000) =>
       waitFor(
         async () => {
           const s = await h.query<SagaStatus>('status');
           return predicate(s) ? s : undefined;
         },
-        { timeoutMs: 60_000, intervalMs: 100, what },
+        { timeoutMs, intervalMs: 100, what },
       ),
     close: async () => {
       worker.shutdown();

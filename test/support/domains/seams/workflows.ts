@@ -7,3 +7,4 @@ export { settled } from './settled';
 export { siblings } from './siblings';
 export { approval, approveSeam } from './approval';
 export { longest } from './longest';
+export { fanout, limits } from './fanout';
