@@ -20,6 +20,7 @@ import type { Answer, EmulatorOptions, WorkflowMain } from './types';
 import { work } from './workflow-task';
 
 export {
+  activityCall,
   businessError,
   businessFailure,
   deferred,
@@ -28,13 +29,15 @@ export {
   permanent,
   turns,
 } from './failures';
-export { LIMITS } from './limits';
+export { LIMITS, PAYLOAD_OVERHEAD, payloadBytes } from './limits';
+export { START } from './clock';
 export type {
   Answer,
   AttemptInfo,
   Closed,
   Command,
   Delivery,
+  EmulatorOptions,
   LogEntry,
   WorkflowMain,
 } from './types';

@@ -44,6 +44,8 @@ export function commit(em: Emulator, last: boolean): boolean {
       ['WorkflowExecutionUpdateCompleted', 150],
     ]);
   for (const c of commands) if (c.type === 'activity' && !c.local) em.calls.push(c.call);
+  // The updates' callers hear their outcome with the task (before a close it may hold).
+  answerUpdates(em, task);
   exec.apply(commands);
   exec.taskEnds.push({
     wft: task.n,
@@ -53,7 +55,6 @@ export function commit(em: Emulator, last: boolean): boolean {
   });
   exec.failedOnce = false;
   task.speculative = false;
-  answerUpdates(em, task);
   em.options.observe?.();
   if (exec.closed) {
     end(em);

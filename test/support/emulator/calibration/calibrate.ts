@@ -66,7 +66,20 @@ async function main(): Promise<void> {
     await h.executeUpdate(answer, { args: [{ ok: false }] }).catch(() => undefined);
     await h.executeUpdate(answer, { args: [{ ok: true }] });
     await h.result();
+    const loop = await client.workflow.start('sleeps', {
+      taskQueue,
+      workflowId: `${workflowId}-sleeps`,
+      args: [10],
+    });
+    await loop.result();
   });
+  const loop = await connection.workflowService.describeWorkflowExecution({
+    namespace: config.temporal.namespace,
+    execution: { workflowId: `${workflowId}-sleeps` },
+  });
+  process.stdout.write(
+    `sleeps(10): historyLength ${String(loop.workflowExecutionInfo!.historyLength)}\n`,
+  );
   const raw = await connection.workflowService.describeWorkflowExecution({
     namespace: config.temporal.namespace,
     execution: { workflowId },

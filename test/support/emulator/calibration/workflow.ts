@@ -113,3 +113,8 @@ export async function calibratedChild(fail?: boolean): Promise<string> {
   if (fail) throw ApplicationFailure.create({ type: 'KidFailed', message: 'the child failed' });
   return 'done';
 }
+
+/** `n` one-millisecond sleeps in a row: the events a poll loop writes per turn. */
+export async function sleeps(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await sleep(1);
+}
