@@ -34,6 +34,8 @@ export class Execution {
   stuck?: string;
   /** Its task failed: later attempts write nothing until one completes. */
   failedOnce = false;
+  /** Why each of its workflow tasks failed (a retry that went through included). */
+  readonly taskFailures: string[] = [];
   /** Every activation, of completed tasks and of the one in flight. */
   readonly log: LogEntry[] = [];
   /** The history at the end of each completed task (what a reset keeps). */

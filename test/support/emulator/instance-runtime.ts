@@ -16,7 +16,7 @@ import { activityOptionsOf } from '../../../src/workflows/retry-classes';
 import type { InFlight, RunInfo, SagaRuntime } from '../../../src/workflows/saga-runtime';
 import { deferred } from './failures';
 import { Instance, type Waiting } from './instance';
-import { attributeBytes, payloadBytes, summaryBytes } from './limits';
+import { attributeBytes, LIMITS, payloadBytes, summaryBytes } from './limits';
 import type { Command } from './types';
 
 /** What the runtime needs of its run (the emulator's execution and options). */
@@ -169,7 +169,8 @@ export function instanceRuntime(
       );
       if (inst.dropUnsent((c) => c.type === 'child' && c.seq === seq)) return endNow(key, failure);
       if (type !== 'ABANDON') inst.issue({ type: 'cancel-child', seq });
-      if (type !== 'WAIT_CANCELLATION_COMPLETED') endNow(key, failure);
+      if (type === 'WAIT_CANCELLATION_REQUESTED') w.onCancelRequested = () => endNow(key, failure);
+      else if (type !== 'WAIT_CANCELLATION_COMPLETED') endNow(key, failure);
     };
     wait(key, { ...p, cancel });
     return { result: p.promise, cancel };
@@ -181,6 +182,10 @@ export function instanceRuntime(
       ...host.ids(),
       historyLength: inst.historyLength,
       historySize: inst.historySize,
+      // The server's suggestion (limit.historyCount/historySize.suggestContinueAsNew).
+      continueAsNewSuggested:
+        inst.historyLength >= LIMITS.suggestContinueAsNewEvents ||
+        inst.historySize >= LIMITS.suggestContinueAsNewBytes,
     }),
     startedWith: () => true,
     upsertSearchAttributes: (pairs) => {

@@ -19,6 +19,8 @@ export interface Waiting {
   cancel?: () => void;
   /** A child whose start the server confirmed. */
   started?: boolean;
+  /** A child cancelled WAIT_CANCELLATION_REQUESTED: the server recorded the request. */
+  onCancelRequested?: () => void;
 }
 
 export interface Condition {
@@ -115,7 +117,7 @@ export class Instance {
           new Error('Unable to signal external workflow because it was not found'),
         );
       case 'cancel-child-requested':
-        return;
+        return this.waiting.get(Instance.key('c', job.seq))?.onCancelRequested?.();
       case 'signal': {
         const handler = this.handlers.get(job.name);
         if (handler) handler(...job.args);

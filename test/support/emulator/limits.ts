@@ -49,6 +49,9 @@ export const LIMITS = {
   /** Events buffered while a workflow task is in flight, and their bytes. */
   bufferedEvents: 100,
   bufferedBytes: 2 * 1024 * 1024,
+  /** Where the server suggests continuing as new (workflowInfo().continueAsNewSuggested). */
+  suggestContinueAsNewEvents: 4 * 1024,
+  suggestContinueAsNewBytes: 4 * 1024 * 1024,
   /** The workflow task's start-to-close timeout (the SDK's default). */
   workflowTaskTimeoutMs: 10_000,
   /** A task kept open by local activities is heartbeated at 80% of its timeout. */

@@ -117,6 +117,7 @@ export async function restartIncarnation(em: Emulator, main?: WorkflowMain): Pro
   const bad = await replayLog(em, exec.log);
   if (bad !== undefined) {
     exec.stuck = `nondeterminism: ${bad}`;
+    exec.taskFailures.push(exec.stuck);
     em.jobsAtStuck = exec.jobs.length;
     em.spent = true;
     if (!exec.failedOnce) exec.transact([['WorkflowTaskFailed', bad.length]]);

@@ -95,7 +95,12 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
     eventCount: (type: Parameters<EmulatorState['exec']['history']['count']>[0]) =>
       exec().history.count(type),
     /** How the current run stands: closed (how), stuck (why its task fails), its IDs. */
-    status: () => ({ closed: exec().closed, stuck: exec().stuck, ids: exec().ids }),
+    status: () => ({
+      closed: exec().closed,
+      stuck: exec().stuck,
+      ids: exec().ids,
+      taskFailures: [...exec().taskFailures],
+    }),
     /** Resolves when the chain's last run closes. */
     closed: () => em.whenClosed(),
     idle: () => em.clock.whenIdle(() => workOrReplay(em)),

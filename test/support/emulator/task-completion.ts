@@ -82,6 +82,7 @@ function fail(em: Emulator, failure: TaskFailure): void {
   exec.log.splice(exec.log.length - mine.length, mine.length);
   const jobs = mine.flatMap((e) => e.jobs).filter((j) => !(j.type === 'activity' && j.local));
   exec.jobs.unshift(...jobs);
+  exec.taskFailures.push(failure.reason);
   if (failure.kind === 'terminate') {
     exec.transact([['WorkflowTaskFailed', failure.reason.length]]);
     exec.terminate(failure.reason);

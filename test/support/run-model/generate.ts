@@ -44,6 +44,8 @@ export interface Case extends Plan {
   children: Array<{ name: string; undo: boolean }>;
   /** The step that claims in its own transaction (else the engine claims first). */
   claimStep?: string;
+  /** A heavy case's push to one of Temporal's limits. */
+  pressure?: Pressure;
 }
 
 /** A random integer in [0, n). */
@@ -129,6 +131,7 @@ export function generateCase(seed: number, heavy = false): Case {
     steps,
     children,
     ...(claimStep ? { claimStep } : {}),
+    ...(kind ? { pressure: kind } : {}),
     ...planOf(seed, body, heavy, pressure),
   };
 }

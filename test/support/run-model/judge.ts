@@ -25,6 +25,8 @@ export interface Finished {
   sent: ReadonlySet<string>;
   closed?: Closed;
   stuck?: string;
+  /** Why its workflow tasks failed (a deploy's flagged replay aside). */
+  taskFailures: string[];
   recoveryPoints: RecoveryPoint[];
   operatorActions: RecordedOperatorAction[];
   /** Steps an operator resolved with a result (`resolve --result`), by call. */
@@ -57,6 +59,10 @@ function judged(c: Case, run: Finished): string[] {
   const { provider, outcome } = run;
   if (run.closed?.status === 'terminated') bad.push(`terminated by Temporal: ${run.closed.reason}`);
   if (run.stuck) bad.push(`its workflow task fails for ever: ${run.stuck}`);
+  else if (run.taskFailures.length > 0 && run.closed?.status !== 'terminated')
+    bad.push(
+      `${run.taskFailures.length} workflow task(s) failed: ${[...new Set(run.taskFailures)].join('; ')}`,
+    );
   const resolved = new Set(
     run.recoveryPoints.filter((p) => p.how === 'resolved').map((p) => p.step),
   );

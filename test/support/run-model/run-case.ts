@@ -179,6 +179,8 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
       sent,
       closed: done,
       stuck: s.status().stuck,
+      // A deploy's flagged replay is the deploy's (rolled back), not the run's.
+      taskFailures: s.status().taskFailures.filter((f) => !f.startsWith('nondeterminism')),
       recoveryPoints: status.recoveryPoints,
       operatorActions: status.operatorActions ?? [],
       resolvedWith,

@@ -113,6 +113,7 @@ describe('the emulator: runs across builds, resets and new runs', () => {
       originalExecutionRunId: 'run-3',
       historyLength: 503,
       historySize: (end as { result: { historySize: number } }).result.historySize,
+      continueAsNewSuggested: false,
       startTime: undefined,
       runStartTime: undefined,
     });
@@ -162,5 +163,43 @@ describe('the emulator: runs across builds, resets and new runs', () => {
       'WorkflowExecutionAlreadyStartedError',
     ]);
     assert.equal(s.eventCount('ChildWorkflowExecutionStarted'), 6);
+  });
+
+  it("cancels a child by its cancellation type: the default waits for the child's end", async () => {
+    const ends: string[] = [];
+    const s = scriptedRuntime(() => 'ok', {
+      idleTurns: 0,
+      // The child ignores the cancel and runs its 10 s.
+      childScript: () => ({ ms: 10_000, ignoresCancel: true }),
+    });
+    await s.start(async (rt) => {
+      const kid = (type?: string) => {
+        const c = rt.executeChild({
+          workflowType: 'kid',
+          workflowId: `k-${type}`,
+          input: {},
+          summary: 'k',
+          ...(type ? { cancellationType: type } : {}),
+        } as never);
+        return {
+          c,
+          ended: c.result
+            .then(
+              () => `${type ?? 'default'} completed`,
+              () => `${type ?? 'default'} cancelled`,
+            )
+            .then((e) => void ends.push(`${e} at ${s.now() - START}`)),
+        };
+      };
+      const kids = [kid(), kid('WAIT_CANCELLATION_REQUESTED'), kid('TRY_CANCEL')];
+      await rt.sleep(1000);
+      kids.forEach((k) => k.c.cancel());
+      await Promise.all(kids.map((k) => k.ended));
+    });
+    assert.deepEqual(ends, [
+      'TRY_CANCEL cancelled at 1000',
+      'WAIT_CANCELLATION_REQUESTED cancelled at 1000',
+      'default completed at 10000',
+    ]);
   });
 });
