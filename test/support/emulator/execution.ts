@@ -89,12 +89,12 @@ export class Execution {
 
   /** A job arrives with its events; buffered (and counted) while a task is in flight. */
   arrive(job: Delivery, events: Events): void {
+    const before = { events: this.history.events, bytes: this.history.bytes };
     if (!this.transact(events)) return;
     this.jobs.push(job);
     if (this.inFlight) {
-      const before = this.history.bytes;
-      this.buffered.events += events.length;
-      this.buffered.bytes += this.history.bytes - before;
+      this.buffered.events += this.history.events - before.events;
+      this.buffered.bytes += this.history.bytes - before.bytes;
       if (
         this.buffered.events > LIMITS.bufferedEvents ||
         this.buffered.bytes > LIMITS.bufferedBytes
