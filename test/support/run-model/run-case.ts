@@ -71,6 +71,8 @@ function deployOf(c: Case, s: Scripted): { build: Build; flags: boolean } {
 export async function runCase(seed: number, heavy = false): Promise<string[]> {
   const c = generateCase(seed, heavy);
   const bad: string[] = [];
+  /** What happened to the run from outside (RUN_MODEL_VERBOSE prints it). */
+  const notes: string[] = [];
   const provider = createProvider(c, () => s.log.length);
   // The approver of each update wait sends its answer after every task until one is taken
   // (the run shows one pause at a time; an update no open wait takes is rejected, no event).
@@ -113,6 +115,7 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
           bad.push(
             `deploy of build 2 (${what}): Temporal ${deploy.flags ? 'flags' : 'passes'} its replay, the emulator ${flagged ? 'flagged' : 'passed'} it`,
           );
+        notes.push(`deploy ${flagged ? 'flagged, rolled back' : 'replayed, runs on'}`);
         // A deploy that fails its replay is rolled back; one that passes runs on.
         if (flagged) void s.restart(mainOf(c, { n: 1 }));
         else build = deploy.build;
@@ -121,11 +124,12 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
   if (c.reset)
     s.at(START + c.reset.at, () => {
       // A reset of a closed run starts another run: the case judges the one that closed.
-      if (s.status().closed) return;
+      if (s.status().closed) return notes.push('reset skipped: closed');
       const tasks = s.tasks();
       const k = tasks[Math.max(0, tasks.length - 1 - c.reset!.back)];
-      if (k !== undefined)
-        void s.reset(k).catch((err: unknown) => bad.push(`reset: ${String(err)}`));
+      if (k === undefined) return;
+      notes.push(`reset to task ${k}`);
+      void s.reset(k).catch((err: unknown) => bad.push(`reset: ${String(err)}`));
     });
   const resolvedWith = new Map<string, { v: number }>();
   const operator = randOf(seed + 1);
@@ -213,7 +217,7 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
   }
   if (process.env.RUN_MODEL_VERBOSE)
     process.stdout.write(
-      `seed ${seed}${heavy ? ' (heavy)' : ''}: ${outcome.outcome}, ${s.log.length} activations, ${s.history()} events, ${(s.historyBytes() / 1048576).toFixed(1)} MiB, ${provider.attempts.length} provider attempts\n`,
+      `seed ${seed}${heavy ? ' (heavy)' : ''}: ${outcome.outcome}, ${s.log.length} activations, ${s.history()} events, ${(s.historyBytes() / 1048576).toFixed(1)} MiB, ${provider.attempts.length} provider attempts${notes.length ? `; ${notes.join(', ')}` : ''}\n`,
     );
   return bad;
 }
