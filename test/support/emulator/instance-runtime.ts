@@ -232,6 +232,7 @@ export function instanceRuntime(
       for (const args of waiting) (handler as (...a: unknown[]) => void)(...args);
     },
     onUpdate: (update, handler, validate) => {
+      inst.updateNames.add(update.name);
       inst.handlers.set(update.name, handler as never);
       inst.validators.set(update.name, validate as never);
       // Updates that arrived before the handler, in this activation, run now (as the SDK does).

@@ -47,6 +47,8 @@ export class Instance {
   issued: Command[] = [];
   readonly handlers = new Map<string, (...args: unknown[]) => void>();
   readonly validators = new Map<string, (...args: unknown[]) => void>();
+  /** Names whose handler is an update's (the rest are signals'). */
+  readonly updateNames = new Set<string>();
   readonly buffered = new Map<string, unknown[][]>();
   readonly queries = new Map<string, () => unknown>();
   readonly onCancel: Array<() => void> = [];

@@ -132,6 +132,9 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
     cancel: () => exec().arrive({ type: 'cancel' }, [['WorkflowExecutionCancelRequested']]),
     /** Something happens at a virtual time (a property test's injection). */
     at: (when: number, fire: () => void) => em.clock.at(when, fire),
+    /** How the code now takes `name`: as an update, a signal, or not (yet). */
+    handles: (name: string): 'update' | 'signal' | undefined =>
+      em.inst.updateNames.has(name) ? 'update' : em.inst.handlers.has(name) ? 'signal' : undefined,
     /** What a query handler answers now. */
     query: <T>(name: string) => em.inst.queries.get(name)!() as T,
     /** Activations of the current run's completed tasks (what a replay replays). */

@@ -7,7 +7,8 @@ import { faultOf } from './plan';
 import { keyOf, valueOf } from './provider';
 
 export function predictOutcomes(c: Case): Set<string> | undefined {
-  if (c.cancelAt !== undefined) return undefined;
+  // A run at one of Temporal's limits ends as the engine's rule for it says (parked, refused).
+  if (c.cancelAt !== undefined || c.heavy) return undefined;
   if (c.verdict !== 'owner') {
     // An in-step claim's verdict comes when its step runs; the engine's before the body.
     if (c.claimStep) return undefined;

@@ -131,6 +131,12 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
       notes.push(`reset to task ${k}`);
       void s.reset(k).catch((err: unknown) => bad.push(`reset: ${String(err)}`));
     });
+  // An operator's request goes as the run takes it: an update (refused without an event) or
+  // a signal.
+  const request = (name: string, arg: object) =>
+    s.handles(name) === 'update'
+      ? void s.update(name, arg).catch(() => undefined)
+      : s.signal(name, arg);
   const resolvedWith = new Map<string, { v: number }>();
   const operator = randOf(seed + 1);
   for (let round = 0; !done; round++) {
@@ -158,15 +164,13 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
       if (rec && !c.forced[name!] && operator(2) === 0) rec.cleared = true;
       const n = round === 0 ? c.stream.n : 1;
       for (let i = 0; i < n; i++)
-        s.at(s.now() + i * c.stream.spacedMs, () =>
-          s.signal('retryStep', { by: 'operator', step }),
-        );
+        s.at(s.now() + i * c.stream.spacedMs, () => request('retryStep', { by: 'operator', step }));
     } else if (choice === 'resolve') {
       const withResult = operator(2) === 0 && !['settle', 'claim'].includes(step);
       const result = { v: operator(7) };
       if (withResult) resolvedWith.set(step, result);
-      s.signal('resolveStep', { by: 'operator', step, ...(withResult ? { result } : {}) });
-    } else s.signal('cancel', { reason: 'operator', by: 'operator' });
+      request('resolveStep', { by: 'operator', step, ...(withResult ? { result } : {}) });
+    } else request('cancel', { reason: 'operator', by: 'operator' });
   }
   const status = s.query<SagaStatus>(statusQuery.name);
   const outcome = outcomeOf(done, s.status().stuck);
