@@ -8,7 +8,7 @@
 // waits for an operator (retryStep, resolveStep) or for the run to stop it. A stop (the run
 // unwinds) or an operator's request interrupts the waiting round: no attempt starts after it,
 // and an attempt in flight finishes first, so an outcome is never guessed. Workflow code.
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import {
   businessFailureOf,
   describeFailure,
@@ -109,19 +109,28 @@ export async function runCall(
   const stopped = () => ctx.stopped(record);
   /** The window this call learned from its failures (an activity timeout carries none). */
   let learnedWindowMs: number | undefined;
+  /** An attempt of this call reached Temporal (it outlived the task that scheduled it). */
+  let sent = false;
 
   const attempt = async (round?: WaitingRound): Promise<Attempt> => {
     const release = await ctx.admit(record.inputBytes ?? 0, stopped);
     // Stopped while it waited for room: nothing was scheduled (the caller sees `stopped`).
     if (!release) return { ok: false, err: undefined };
     if (plan.undo && !record.compensation) record.compensation = plan.undo();
+    const task = runtime.info().historyLength;
     const inFlight = runtime.execute(round ? { ...plan.call, round } : plan.call);
     record.interrupt = inFlight.cancel;
     try {
       return { ok: true, value: await inFlight.result };
     } catch (err) {
+      // Cancelled in the very workflow task that scheduled it: the SDK never sends the command
+      // (it drops a schedule cancelled before it left), so a call that never reached Temporal
+      // before owes no undo.
+      if (!sent && isCancellation(err) && runtime.info().historyLength === task)
+        record.compensation = undefined;
       return { ok: false, err };
     } finally {
+      if (runtime.info().historyLength !== task) sent = true;
       record.interrupt = undefined;
       release();
     }

@@ -44,15 +44,23 @@ export function createEntityRun<TData, TExtra extends object>(
   /** Undoes `entries` in order: each a call of its own, waiting and parking like a step. */
   async function unwind(entries: ReadonlyArray<{ entry: StackEntry; done?: () => void }>) {
     for (const { entry, done } of entries) {
+      if (state.movingOn) return;
       const record = openCall(state, {
         name: entry.name,
         item: entry.item,
         kind: 'compensation',
         key: entry.key,
       });
-      await runCall(rounds, record, { call: entry, running: 'compensating' });
-      done?.();
+      const got = await runCall(rounds, record, { call: entry, running: 'compensating' });
+      // Stopped only when the unwind moves on to a fresh run: that run does this undo.
+      if (got.kind !== 'stopped') done?.();
     }
+  }
+
+  /** The unwind goes on in the next run of the chain, its undos owed as data. */
+  function moveOn(ending: Ending): Promise<never> {
+    const resume = resumeOf(state, status, undefined, {}, input.resume, ending);
+    return runtime.continueAsNew({ ...input, resume });
   }
   const claim = claimFlow({
     ...base,
@@ -92,7 +100,9 @@ export function createEntityRun<TData, TExtra extends object>(
         done: () => (call.compensated = true),
       })),
     );
+    if (state.movingOn) return moveOn(ending);
     await settling(ending.outcome);
+    if (state.movingOn) return moveOn(ending);
     const step = ending.cause === 'cancel' ? 'cancelled' : ending.outcome.replace(/-/g, '_');
     return done(step, { outcome: ending.outcome, reason: ending.reason });
   }
@@ -107,6 +117,8 @@ export function createEntityRun<TData, TExtra extends object>(
    * Every phase but `running` is the engine's; the body never sees them.
    */
   async function lifecycle(body: () => Promise<object | void>): Promise<RunResult> {
+    // The previous run of the chain moved on while unwinding: this one only unwinds.
+    if (input.resume?.ending) return compensating(input.resume.ending);
     let ended: { extra?: object } | { err: unknown };
     try {
       await claim.claimFirst();

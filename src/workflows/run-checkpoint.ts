@@ -6,7 +6,7 @@
 // Workflow code.
 import type { EventWorkflowInput } from '../events/workflow-input';
 import type { RecordedOperatorAction, RecoveryPoint, SagaStatus } from './saga-status';
-import type { RunState } from './run-state';
+import type { Ending, RunState } from './run-state';
 import type { StackEntry } from './run-types';
 
 /** What a run carries to the next run of its chain at a checkpoint. */
@@ -22,6 +22,10 @@ export interface RunResume {
   operatorActions: RecordedOperatorAction[];
   /** Checkpoints so far in this chain. */
   checkpoints: number;
+  /** Set when the run moved on while unwinding: how it ends (the next run only unwinds). */
+  ending?: Ending;
+  /** The cancellation it received, if any (Temporal's closes the chain Canceled). */
+  cancellation?: SagaStatus['cancellation'];
 }
 
 /** A run's input as the engine reads it: the event's, and what a checkpoint carried. */
@@ -56,6 +60,7 @@ export function resumeOf(
   body: unknown,
   mailboxes: Record<string, unknown[]>,
   previous?: RunResume,
+  ending?: Ending,
 ): RunResume {
   const calls: RunResume['calls'] = [];
   for (const call of state.calls.values()) {
@@ -78,6 +83,8 @@ export function resumeOf(
     recoveryPoints: status.recoveryPoints.slice(-CARRIED_TAIL),
     operatorActions: (status.operatorActions ?? []).slice(-CARRIED_TAIL),
     checkpoints: (previous?.checkpoints ?? 0) + 1,
+    ...(ending ? { ending } : {}),
+    ...(status.cancellation ? { cancellation: status.cancellation } : {}),
   };
 }
 
@@ -105,4 +112,10 @@ export function restoreRun(state: RunState, status: SagaStatus, resume: RunResum
   status.recoveryPoints.push(...resume.recoveryPoints);
   if (resume.operatorActions.length > 0) status.operatorActions = [...resume.operatorActions];
   status.checkpoints = resume.checkpoints;
+  if (resume.cancellation) status.cancellation = resume.cancellation;
+  if (resume.ending) {
+    state.ending = resume.ending;
+    state.cancelRequested = resume.ending.cause === 'cancel';
+    state.phase = 'ending';
+  }
 }

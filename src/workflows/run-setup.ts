@@ -78,7 +78,10 @@ export function setUpRun<TData, TExtra extends object>(
    */
   const react = () => {
     const reason = budget.lastLine();
-    if (reason !== undefined) endRun(state, { outcome: HISTORY_BUDGET, reason, cause: 'failure' });
+    // Going forward, the run ends and unwinds; unwinding, the unwind goes on in a fresh run.
+    if (reason !== undefined && (state.phase === 'claiming' || state.phase === 'running'))
+      endRun(state, { outcome: HISTORY_BUDGET, reason, cause: 'failure' });
+    else if (reason !== undefined && state.phase !== 'done') state.movingOn = true;
     for (const call of state.calls.values())
       if (interruptWanted(call, shouldStop(state, call))) call.interrupt!();
   };

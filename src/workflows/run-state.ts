@@ -91,6 +91,11 @@ export interface RunState {
   claimed: boolean;
   /** The claim said another run owns the entity: this run ends without acting. */
   otherOwner?: OtherOwner;
+  /**
+   * What the run cannot refuse pushed its history to the last line while it unwinds: its undos
+   * and settlement stop where they are, and the next run of its chain goes on with them.
+   */
+  movingOn?: boolean;
   /** Every call, in the order they started (the unwind goes back through it). */
   calls: Map<string, CallRecord>;
 }
@@ -150,9 +155,10 @@ export function shouldStop(state: RunState, call: CallRecord): boolean {
     case 'claim':
       return state.cancelRequested;
     case 'settle':
-      return state.settling === 'completed' && state.cancelRequested;
+      // A completed run's settlement is its last call: it is not moved to another run.
+      return state.settling === 'completed' ? state.cancelRequested : !!state.movingOn;
     case 'compensation':
-      return false;
+      return !!state.movingOn;
     case 'wait':
       return state.phase !== 'running';
   }
@@ -197,15 +203,26 @@ export function claimGate(
   state: RunState,
   claimStep: string | undefined,
   name: string,
-): 'open' | 'pending' | 'unstarted' {
+): 'open' | 'pending' | 'unstarted' | 'failed' {
   if (claimStep === undefined || state.claimed || name === claimStep) return 'open';
-  return state.calls.has(claimStep) ? 'pending' : 'unstarted';
+  const claiming = state.calls.get(claimStep);
+  if (!claiming) return 'unstarted';
+  return claiming.state === 'failed' ? 'failed' : 'pending';
 }
 
-/** Why a forward call may never start: the claiming step was not started with it or before. */
-export function unclaimedCall(claimStep: string, name: string): WorkflowDefinitionError {
+/**
+ * Why a forward call may never start: the claiming step was not started with it or before, or
+ * it failed (a business failure: no claim was made, so nothing may act).
+ */
+export function unclaimedCall(
+  claimStep: string,
+  name: string,
+  failed = false,
+): WorkflowDefinitionError {
   return new WorkflowDefinitionError(
-    `${name} was called before ${claimStep}, the step that claims the entity: nothing may act before the claim says this run owns it; call ${claimStep} first (or beside it, in one Promise.all)`,
+    failed
+      ? `${name} was called after ${claimStep}, the step that claims the entity, failed: no claim was made, so nothing may act; let its failure end the run`
+      : `${name} was called before ${claimStep}, the step that claims the entity: nothing may act before the claim says this run owns it; call ${claimStep} first (or beside it, in one Promise.all)`,
   );
 }
 

@@ -64,9 +64,11 @@ export async function claimVerdict(
     if (turn === BESIDE_TURNS) throw unclaimedCall(claimStep!, name);
     await Promise.resolve();
   }
-  if (claimGate(state, claimStep, name) === 'open') return;
-  await runtime.condition(() => state.claimed || !bodyOpen(state));
+  const gate = () => claimGate(state, claimStep, name);
+  if (gate() === 'open') return;
+  await runtime.condition(() => gate() !== 'pending' || !bodyOpen(state));
   if (!bodyOpen(state)) throw interrupted(state);
+  if (gate() === 'failed') throw unclaimedCall(claimStep!, name, true);
 }
 
 export function stepPrimitive(run: StepPrimitiveRun) {

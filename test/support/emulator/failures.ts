@@ -1,6 +1,7 @@
 // Failures and inputs as a unit test hands them to the emulator (runtime.ts).
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import type { EventWorkflowInput } from '../../../src/events/workflow-input';
+import type { ActivityCall } from '../../../src/workflows/saga-runtime';
 
 /** A business failure as a regular activity's failure arrives in workflow code. */
 export function businessFailure(activity: string, type: string): ActivityFailure {
@@ -54,6 +55,18 @@ export function inputOf<T>(data: T, aggregateId = 'e-1'): EventWorkflowInput<T> 
       fingerprint: 'f'.repeat(64),
       source: { topic: 't', partition: 0, offset: '0' },
     },
+  };
+}
+
+/** An activity call as workflow code on a bare SagaRuntime makes it (class `own`, remote). */
+export function activityCall(extra: Partial<ActivityCall> = {}): ActivityCall {
+  return {
+    activity: 'act',
+    input: { key: 'k' },
+    retry: 'own',
+    local: false,
+    summary: 'x',
+    ...extra,
   };
 }
 

@@ -1,16 +1,26 @@
 // A deterministic emulation of what a run meets in Temporal, for unit tests of the engine's
-// workflow code without a server: activities with their retry policies and cancellation
-// (activities.ts), timers on a virtual clock, signals (kept until a handler is set, as the
-// SDK does), updates with validators, Temporal's cancellation, children. Every delivery is
-// logged with the commands issued before it (world.ts), so a test can replay a run from its
-// log as a worker does after a restart and check that it issues the same commands.
-import { CancelledFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
-import type { InFlight, SagaRuntime } from '../../../src/workflows/saga-runtime';
-import { createActivities } from './activities';
-import type { Answer, Delivery, EmulatorOptions } from './types';
-import { START, World } from './world';
+// workflow code without a server, as strict as the server and the SDK are where a run can
+// tell: history counted event by event and byte by byte with the server's limits
+// (limits.ts), workflow tasks batching what arrived in sdk-core's job order
+// (workflow-task.ts), activities with their retry policies, timeouts and cancellation types
+// (server-activities.ts), local activities run inside the task with markers and task
+// heartbeats (local-activities.ts), timers on a virtual clock, signals kept until a handler
+// is set, updates with validators (a rejected one writes nothing), Temporal's cancellation
+// of the run and its scopes, children with their lifecycle (server-children.ts), worker
+// restarts on the same or other code, resets and continue-as-new (runs.ts).
+//
+// Two ways to run code on it: `start(main)`, where the emulator starts the workflow function
+// (and can start it again: a restart, a failed task's retry, a reset, a new run), or the test
+// calls the code with `runtime` itself (one incarnation: a failed task then stays failed).
+import type { Emulator as EmulatorState } from './emulator';
+import { Emulator } from './emulator';
+import { payloadBytes } from './limits';
+import { replayLog, resetRun, restartIncarnation } from './runs';
+import type { Answer, EmulatorOptions, WorkflowMain } from './types';
+import { work } from './workflow-task';
 
 export {
+  activityCall,
   businessError,
   businessFailure,
   deferred,
@@ -19,215 +29,129 @@ export {
   permanent,
   turns,
 } from './failures';
-export type { Answer, AttemptInfo, Command, Delivery, LogEntry } from './types';
+export { LIMITS, PAYLOAD_OVERHEAD, payloadBytes } from './limits';
+export { START } from './clock';
+export type {
+  Answer,
+  AttemptInfo,
+  Closed,
+  Command,
+  Delivery,
+  EmulatorOptions,
+  LogEntry,
+  WorkflowMain,
+} from './types';
+
+/** The compat `replay` option: the log is replayed once, then nothing more runs. */
+async function workOrReplay(em: EmulatorState): Promise<boolean> {
+  if (!em.replayFeed) return work(em);
+  if (em.replayFeed.length === 0) return false;
+  const bad = await replayLog(em, em.replayFeed.splice(0));
+  if (bad !== undefined) throw new Error(`nondeterminism on replay: ${bad}`);
+  return true;
+}
 
 export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
-  const timers = new Map<number, () => void>();
-  const children = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
-  /** Children whose end the workflow has seen (a cancel after that asks nothing). */
-  const childSeen = new Set<number>();
-  const settleChild = (seq: number, ok: boolean, value: unknown) => {
-    childSeen.add(seq);
-    if (ok) children.get(seq)?.resolve(value);
-    else children.get(seq)?.reject(value);
-  };
-  const handlers = new Map<string, (...args: unknown[]) => void>();
-  const buffered = new Map<string, unknown[][]>();
-  const validators = new Map<string, (...args: unknown[]) => void>();
-  const queries = new Map<string, () => unknown>();
-  const steps: Array<string | null> = [];
-  let onCancel: (() => void) | undefined;
-
-  const dispatchSignal = (name: string, args: unknown[]) => {
-    const handler = handlers.get(name);
-    if (handler) handler(...args);
-    else buffered.set(name, [...(buffered.get(name) ?? []), args]);
-  };
-  const applierOf = (d: Delivery): (() => void) => {
-    switch (d.type) {
-      case 'activity':
-        return () => activities.replayed(d.seq, d.ok, d.value);
-      case 'timer':
-        return () => timers.get(d.seq)?.();
-      case 'signal':
-        return () => dispatchSignal(d.name, d.args);
-      case 'update':
-        return () => handlers.get(d.name)?.(...d.args);
-      case 'cancel':
-        return () => onCancel?.();
-      case 'child':
-        return () => settleChild(d.seq, d.ok, d.value);
-    }
-  };
-  const world = new World(options, applierOf, (seq) => {
-    timers.delete(seq);
-    world.issue({ type: 'cancel-timer', seq });
-  });
-  const activities = createActivities(world, answer, options);
-
-  const condition = (until: () => boolean, timeoutMs?: number) =>
-    new Promise<boolean>((done) => {
-      if (until()) return done(true);
-      const c: (typeof world.conditions)[number] = { until, done };
-      if (timeoutMs !== undefined) {
-        const seq = ++world.seqs;
-        c.timer = seq;
-        world.issue({ type: 'timer', seq, ms: timeoutMs });
-        timers.set(seq, () => {
-          timers.delete(seq);
-          world.conditions = world.conditions.filter((x) => x !== c);
-          done(false);
-        });
-        world.at(world.now + timeoutMs, () =>
-          world.ready.push({
-            delivery: { type: 'timer', seq },
-            apply: () => timers.get(seq)?.(),
-            live: () => timers.has(seq),
-          }),
-        );
-      }
-      world.conditions.push(c);
-      void world.pump();
+  const em: Emulator = new Emulator(answer, options, () => workOrReplay(em));
+  const exec = () => em.exec;
+  const poke = () => em.poke();
+  const control = (fn: () => Promise<void>) =>
+    new Promise<void>((resolve, reject) => {
+      em.controls.push(() => fn().then(resolve, reject));
+      poke();
     });
-
-  const executeChild: SagaRuntime['executeChild'] = (call): InFlight => {
-    const seq = ++world.seqs;
-    world.issue({ type: 'child', seq, workflowId: call.workflowId });
-    /** The child's end is decided (`over`), then seen by the workflow (childSeen). */
-    let over = false;
-    let cancelAsked = false;
-    const deliver = (ok: boolean, value: unknown) => {
-      if (over) return;
-      over = true;
-      world.ready.push({
-        delivery: { type: 'child', seq, ok, value },
-        apply: () => settleChild(seq, ok, value),
-      });
-      void world.pump();
-    };
-    const result = new Promise<unknown>((resolve, reject) => {
-      children.set(seq, { resolve, reject });
-      if (world.replay) return;
-      world.external++;
-      void Promise.resolve()
-        .then(() => (options.child ?? (() => ({})))(call))
-        .then(
-          (value) => deliver(true, value),
-          (err: unknown) => deliver(false, err),
-        )
-        .finally(() => world.external--);
-    });
-    return {
-      result,
-      cancel: () => {
-        if (childSeen.has(seq) || cancelAsked) return;
-        cancelAsked = true;
-        world.issue({ type: 'cancel-child', seq });
-        if (world.replay) return;
-        deliver(
-          false,
-          new ChildWorkflowFailure(
-            'default',
-            { workflowId: call.workflowId },
-            call.workflowType,
-            RetryState.NON_RETRYABLE_FAILURE,
-            new CancelledFailure('cancelled'),
-          ),
-        );
-      },
-    };
-  };
-
-  const runtime: SagaRuntime = {
-    info: () => ({
-      workflowId: options.workflowId ?? 'wf-1',
-      runId: 'run-1',
-      firstExecutionRunId: 'run-1',
-      originalExecutionRunId: 'run-1',
-      startTime: new Date(START),
-      runStartTime: new Date(START),
-      historyLength: world.history,
-      historySize: world.historyBytes,
-    }),
-    startedWith: () => true,
-    upsertSearchAttributes: (pairs) => {
-      for (const p of pairs)
-        if (p.key.name === 'Step') {
-          steps.push(p.value as string | null);
-          world.issue({ type: 'upsert-step', value: p.value as string | null });
-        }
-    },
-    upsertMemo: () => world.issue({ type: 'memo' }),
-    setCurrentDetails: () => undefined,
-    condition,
-    sleep: (ms) => condition(() => false, ms).then(() => undefined),
-    now: () => world.now,
-    execute: activities.execute,
-    executeChild,
-    signal: async () => undefined,
-    onSignal: (signal, handler) => {
-      handlers.set(signal.name, handler as never);
-      const waiting = buffered.get(signal.name) ?? [];
-      buffered.delete(signal.name);
-      for (const args of waiting) (handler as (...a: unknown[]) => void)(...args);
-    },
-    onUpdate: (update, handler, validate) => {
-      handlers.set(update.name, handler as never);
-      validators.set(update.name, validate as never);
-    },
-    onQuery: (query, handler) => void queries.set(query.name, handler as never),
-    onCancelRequested: (handler) => {
-      onCancel = handler;
-    },
-    continueAsNew: (input) => Promise.reject(new ContinuedAsNew(input)),
-    shielded: (fn) => fn(),
-  };
-
-  const send = (delivery: Delivery, apply: () => void) => {
-    world.ready.push({ delivery, apply });
-    void world.pump();
-  };
   return {
-    runtime,
-    /** Every activity scheduled, every attempt made, every command, every delivery. */
-    calls: activities.calls,
-    attempts: activities.attempts,
-    commands: world.allCommands,
-    log: world.log,
-    /** Step values upserted, in order (null: cleared). */
-    steps,
-    /** The activities scheduled, in order. */
-    names: () => activities.calls.map((c) => c.activity),
-    now: () => world.now,
-    history: () => world.history,
-    /** Bytes of history as the emulator counts them (events' overhead and payloads). */
-    historySize: () => world.historyBytes,
-    idle: () => world.whenIdle(),
     /**
-     * A signal already in history when the run's first workflow task runs: the SDK keeps it
-     * until the code sets its handler. (Not in the log: a replay sends it the same way.)
+     * The runtime of the incarnation now: a test that runs the code itself takes the first
+     * (synchronously, before it awaits anything: the first task then collects what it issued).
      */
-    signalBeforeStart: (name: string, ...args: unknown[]) => dispatchSignal(name, args),
-    signal: (name: string, ...args: unknown[]) =>
-      send({ type: 'signal', name, args }, () => dispatchSignal(name, args)),
-    /** An update: rejected at once (throws) by its validator, else delivered. */
-    update: (name: string, ...args: unknown[]) => {
-      validators.get(name)?.(...args);
-      send({ type: 'update', name, args }, () => handlers.get(name)?.(...args));
+    get runtime() {
+      if (!em.main) poke();
+      return em.runtime;
     },
-    cancel: () => send({ type: 'cancel' }, () => onCancel?.()),
+    /** Starts the workflow function in the run's first task; resolves when the chain closes. */
+    start(main: WorkflowMain, input?: unknown) {
+      em.main = main;
+      if (input !== undefined) em.input = input;
+      poke();
+      return em.whenClosed();
+    },
+    /** Every activity scheduled (a local one when it ran), every attempt, every command. */
+    calls: em.calls,
+    attempts: em.attempts,
+    commands: em.allCommands,
+    /** The current run's activations. */
+    get log() {
+      return exec().log;
+    },
+    /** Step values upserted, in order (null: cleared). */
+    steps: em.steps,
+    /** The activities scheduled, in order. */
+    names: () => em.calls.map((c) => c.activity),
+    now: () => em.clock.now,
+    /** The current run's history: events, bytes, by type. */
+    history: () => exec().history.events,
+    historyBytes: () => exec().history.bytes,
+    eventCount: (type: Parameters<EmulatorState['exec']['history']['count']>[0]) =>
+      exec().history.count(type),
+    /** How the current run stands: closed (how), stuck (why its task fails), its IDs. */
+    status: () => ({
+      closed: exec().closed,
+      stuck: exec().stuck,
+      ids: exec().ids,
+      taskFailures: [...exec().taskFailures],
+    }),
+    /** Resolves when the chain's last run closes. */
+    closed: () => em.whenClosed(),
+    idle: () => em.clock.whenIdle(() => workOrReplay(em)),
+    /**
+     * A signal already in history when the run's first task runs: the SDK applies it before
+     * the workflow function starts, and keeps it until its handler is set. (A test that runs
+     * the code itself has started it: the signal waits in the SDK's buffer the same way.)
+     */
+    signalBeforeStart: (name: string, ...args: unknown[]) => {
+      exec().write([['WorkflowExecutionSignaled', payloadBytes(args[0]) + name.length]]);
+      const job = { type: 'signal' as const, name, args };
+      if (em.main) exec().jobs.push(job);
+      else em.inst.apply(job, () => undefined);
+    },
+    signal: (name: string, ...args: unknown[]) => {
+      exec().arrive({ type: 'signal', name, args }, [
+        ['WorkflowExecutionSignaled', payloadBytes(args[0]) + name.length],
+      ]);
+    },
+    /** An update: resolves when accepted, rejects with the validator's reason (no event then). */
+    update: (name: string, ...args: unknown[]) =>
+      new Promise<void>((resolve, reject) => {
+        const id = ++em.updateIds;
+        em.updateWaiters.set(id, { resolve, reject });
+        exec().jobs.push({ type: 'update', name, args, id });
+        poke();
+      }),
+    /** Temporal's cancellation of the run (Web UI, CLI). */
+    cancel: () => exec().arrive({ type: 'cancel' }, [['WorkflowExecutionCancelRequested']]),
     /** Something happens at a virtual time (a property test's injection). */
-    at: (when: number, fire: () => void) => world.at(when, fire),
+    at: (when: number, fire: () => void) => em.clock.at(when, fire),
+    /** How the code now takes `name`: as an update, a signal, or not (yet). */
+    handles: (name: string): 'update' | 'signal' | undefined =>
+      em.inst.updateNames.has(name) ? 'update' : em.inst.handlers.has(name) ? 'signal' : undefined,
     /** What a query handler answers now. */
-    query: <T>(name: string) => queries.get(name)!() as T,
+    query: <T>(name: string) => em.inst.queries.get(name)!() as T,
+    /** Activations of the current run's completed tasks (what a replay replays). */
+    completedLog: () => exec().log.filter((e) => exec().taskEnds.some((t) => t.wft === e.wft)),
+    /** The numbers of the tasks the current run has completed, in order (a reset's points). */
+    tasks: () =>
+      exec()
+        .taskEnds.map((t) => t.wft)
+        .filter((n) => exec().log.some((e) => e.wft === n)),
+    /**
+     * The worker restarts (on `main`: other code, a deploy): the run replays its history and
+     * goes on, between tasks (a task in flight times out). Safe to call from `at`.
+     */
+    restart: (main?: WorkflowMain) => control(() => restartIncarnation(em, main)),
+    /** Temporal's reset to task `k` of the current run (a new run goes on from there). */
+    reset: (k: number) => control(() => resetRun(em, k)),
   };
 }
 
 export type Scripted = ReturnType<typeof scriptedRuntime>;
-
-/** How an emulated run ends when it continues as new: the next run's input. */
-export class ContinuedAsNew extends Error {
-  constructor(readonly input: unknown) {
-    super('continued as new');
-  }
-}

@@ -1,85 +1,17 @@
-// The model a generated run is judged against: what the body may do given the fault plan,
-// and the invariants every run must keep whatever happened (docs/architecture.md, "A run's
-// phases"): each key one intent; every effect of a run that did not complete undone exactly
-// once; no forward call started after a cancellation was delivered; nothing undone for a run
-// that completed; the claim settled with the outcome.
-import { stepKey } from '../../../src/workflows/step-key';
+// The model a generated run is judged against: the invariants every run must keep whatever
+// happened (docs/architecture.md, "A run's phases"; docs/api.md): each key one intent (its
+// step, item AND input); never terminated by Temporal, no workflow task failing for ever;
+// every effect of a run that did not complete undone exactly once, a child's too where it
+// declares an undo; nothing undone that never ran, nor for a run that completed; an undo of
+// a resolved call built from the result the operator gave; a run that does not own its entity
+// never acting; the claim settled with the outcome; the outcome the fault plan predicts.
+// The order of things in the run's activations is judge-order.ts's.
+import type { Closed, LogEntry } from '../emulator/runtime';
 import type { RecordedOperatorAction, RecoveryPoint } from '../../../src/workflows/saga-status';
-import type { LogEntry } from '../emulator/runtime';
-import { DECLINED_OUTCOME } from './body';
-import { faultOf, type Case, type Node } from './generate';
-import { valueOf, type Provider } from './provider';
-
-export const ENTITY = 'm-1';
-const keyOf = (name: string, item?: string) => stepKey('model', ENTITY, name, item);
-
-/**
- * The outcomes the run may end with when nothing but the fault plan acts on it (no cancel, no
- * operator), or undefined when an operator must decide (a call parks). `completed` when the
- * body may return; a set when steps at once may fail first in either order.
- */
-export function predictOutcomes(c: Case): Set<string> | undefined {
-  if (c.cancelAt !== undefined) return undefined;
-  const calls = (name: string, items: Array<string | undefined>): Set<string> | undefined => {
-    for (const item of items) {
-      const f = faultOf(c.seed, keyOf(name, item), false);
-      if (f.f === 'permanent' || (f.f === 'outage' && f.attempts === Infinity)) return undefined;
-      if (f.f === 'decline') return new Set([DECLINED_OUTCOME]);
-    }
-    return new Set(['ok']);
-  };
-  const of = (n: Node): Set<string> | undefined => {
-    switch (n.t) {
-      case 'step':
-        return calls(n.name, [undefined]);
-      case 'each':
-        return calls(n.name, n.items);
-      case 'seq': {
-        let cur = new Set(['ok']);
-        for (const child of n.body) {
-          if (!cur.has('ok')) break;
-          const next = of(child);
-          if (!next) return undefined;
-          cur.delete('ok');
-          cur = new Set([...cur, ...next]);
-        }
-        return cur;
-      }
-      case 'all': {
-        const each = n.branches.map(of);
-        if (each.some((e) => !e)) return undefined;
-        const out = new Set<string>();
-        for (const e of each as Set<string>[]) for (const o of e) if (o !== 'ok') out.add(o);
-        if ((each as Set<string>[]).every((e) => e.has('ok'))) out.add('ok');
-        return out;
-      }
-      case 'try': {
-        const body = of(n.body);
-        if (!body) return undefined;
-        if (!body.has(DECLINED_OUTCOME)) return body;
-        const fallback = of(n.fallback);
-        if (!fallback) return undefined;
-        body.delete(DECLINED_OUTCOME);
-        return new Set([...body, ...fallback]);
-      }
-      case 'if': {
-        const got = calls(n.name, [undefined]);
-        if (!got || !got.has('ok')) return got;
-        return of(valueOf(keyOf(n.name)).v % 2 === 0 ? n.then : n.else);
-      }
-      case 'sleep':
-        return new Set(['ok']);
-      case 'approval':
-        return new Set([c.approved.includes(n.name) ? 'ok' : 'expired']);
-      case 'child':
-        return new Set([c.failingChildren.includes(n.name) ? 'failed' : 'ok']);
-    }
-  };
-  const out = of(c.body);
-  if (!out) return undefined;
-  if (out.delete('ok')) out.add('completed');
-  return out;
-}
+import type { Case } from './generate';
+import { judgeOrder } from './judge-order';
+import { predictOutcomes } from './predict';
+import { keyOf, type Provider } from './provider';
 
 /** What the judge needs of the finished run. */
 export interface Finished {
@@ -87,15 +19,50 @@ export interface Finished {
   /** The result's reason: a business failure's names its call first (`s3:item-1: …`). */
   reason?: string;
   provider: Provider;
+  /** The last run's activations (a reset's run holds the history it kept). */
   log: readonly LogEntry[];
+  /** Every activity command sent, across the runs of the chain. */
+  sent: ReadonlySet<string>;
+  closed?: Closed;
+  stuck?: string;
+  /** Why its workflow tasks failed (a deploy's flagged replay aside). */
+  taskFailures: string[];
   recoveryPoints: RecoveryPoint[];
   operatorActions: RecordedOperatorAction[];
+  /** Steps an operator resolved with a result (`resolve --result`), by call. */
+  resolvedWith: ReadonlyMap<string, { v: number }>;
+  /** The run was reset (its log is the new run's). */
+  reset: boolean;
 }
 
-/** Every invariant the run broke, as sentences (empty: it kept them all). */
+const NOT_OWNER = new Set(['duplicate', 'model-conflict']);
+
+/** Every invariant the run broke, as sentences (empty: it kept them all), alike ones merged. */
 export function judge(c: Case, run: Finished): string[] {
+  return merged(judged(c, run));
+}
+
+/** `<what> <key>` sentences that differ only by their key, as one with a count. */
+function merged(bad: string[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const b of bad) {
+    const shape = b.replace(/model:m-1:[^\s,)]+/g, '<key>');
+    groups.set(shape, [...(groups.get(shape) ?? []), b]);
+  }
+  return [...groups.entries()].map(([shape, all]) =>
+    all.length < 3 ? all.join('; ') : `${all.length}×: ${shape} (${all[0]}, …)`,
+  );
+}
+
+function judged(c: Case, run: Finished): string[] {
   const bad: string[] = [];
   const { provider, outcome } = run;
+  if (run.closed?.status === 'terminated') bad.push(`terminated by Temporal: ${run.closed.reason}`);
+  if (run.stuck) bad.push(`its workflow task fails for ever: ${run.stuck}`);
+  else if (run.taskFailures.length > 0 && run.closed?.status !== 'terminated')
+    bad.push(
+      `${run.taskFailures.length} workflow task(s) failed: ${[...new Set(run.taskFailures)].join('; ')}`,
+    );
   const resolved = new Set(
     run.recoveryPoints.filter((p) => p.how === 'resolved').map((p) => p.step),
   );
@@ -104,86 +71,113 @@ export function judge(c: Case, run: Finished): string[] {
       bad.push(
         `key ${key} was sent for ${rec.intents.size} intents: ${[...rec.intents].join(' / ')}`,
       );
+  const forward = [...provider.keys].filter(([, r]) => r.activity !== 'undo');
   const undos = [...provider.keys].filter(([, r]) => r.activity === 'undo');
-  const forward = [...provider.keys].filter(([, r]) => r.activity === 'act');
-  if (outcome === 'completed') {
+  const notOwner = NOT_OWNER.has(outcome);
+  if (notOwner) {
+    const claim = c.claimStep ? keyOf(c.claimStep) : undefined;
+    const acted = forward.filter(([k]) => k !== claim).map(([k]) => k);
+    if (acted.length > 0) bad.push(`the ${outcome} run acted: ${acted.join(', ')}`);
+  } else if (outcome === 'completed') {
     if (undos.length > 0) bad.push(`completed, yet undid ${undos.map(([k]) => k).join(', ')}`);
-  } else {
-    for (const step of c.steps) {
-      if (!step.undo) continue;
-      for (const [key, rec] of forward) {
-        const prefix = keyOf(step.name);
-        if (key !== prefix && !key.startsWith(`${prefix}:`)) continue;
-        const item = key === prefix ? undefined : key.slice(prefix.length + 1);
-        const id = item === undefined ? step.name : `${step.name}:${item}`;
-        const effect = rec.applied || resolved.has(id);
-        const undoKey = keyOf(`undo-${step.name}`, item);
-        const undoId = item === undefined ? `undo-${step.name}` : `undo-${step.name}:${item}`;
-        const undone = provider.keys.get(undoKey)?.applied || resolved.has(undoId);
-        if (effect && !undone) bad.push(`${outcome}: the effect of ${key} was never undone`);
-      }
+  } else bad.push(...unundone(c, run, resolved));
+  if (!notOwner)
+    for (const [key, rec] of undos) {
+      const fwd = key.replace(':undo-', ':');
+      const id = idOf(fwd);
+      const kid = c.children.find((k) => keyOf(k.name) === fwd);
+      // A child's undo is owed once the child completed, or when it may have acted (terminated
+      // or timed out); one that failed or was cancelled ended by its own rules.
+      const mayHaveActed = (name: string) =>
+        provider.childrenDone.has(name) || provider.childrenActed.has(name);
+      if (kid && !mayHaveActed(kid.name) && !resolved.has(id))
+        bad.push(`undid child ${kid.name}, which never completed (${key})`);
+      // An operator's resolve says the effect happened (by hand, elsewhere): its undo is owed.
+      else if (!kid && !run.sent.has(fwd) && !resolved.has(id))
+        bad.push(`undid ${fwd}, whose call was never scheduled (${key})`);
+      const given = run.resolvedWith.get(id);
+      if (given && resolved.has(id) && rec.input.v !== given.v)
+        bad.push(
+          `the undo of ${id} got v=${String(rec.input.v)}, the operator resolved it with v=${given.v}`,
+        );
     }
-  }
-  const cancelAt = run.log.findIndex(
-    (e) =>
-      e.delivery.type === 'cancel' ||
-      (e.delivery.type === 'signal' && e.delivery.name === 'cancel'),
-  );
-  if (cancelAt >= 0) {
-    const late = provider.attempts.filter((a) => a.activity === 'act' && a.order > cancelAt);
-    if (late.length > 0)
-      bad.push(
-        `forward calls started after the cancel (delivery ${cancelAt}): ${late.map((a) => `${a.key}@${a.order}`).join(', ')}`,
-      );
-  }
-  // An uncaught business failure stops every forward call the same way.
-  if (outcome === DECLINED_OUTCOME && run.reason) {
-    const id = run.reason.slice(0, run.reason.indexOf(': '));
-    const [name, ...item] = id.split(':');
-    const key = keyOf(name!, item.length ? item.join(':') : undefined);
-    const seqs = new Set(
-      run.log.flatMap((e) =>
-        e.commands.flatMap((c) => (c.type === 'activity' && c.key === key ? [c.seq] : [])),
-      ),
-    );
-    const failedAt = run.log.findIndex(
-      (e) => e.delivery.type === 'activity' && !e.delivery.ok && seqs.has(e.delivery.seq),
-    );
-    const late = provider.attempts.filter((a) => a.activity === 'act' && a.order > failedAt);
-    if (failedAt < 0)
-      bad.push(`the run ended declined by ${id}, whose failure was never delivered`);
-    else if (late.length > 0)
-      bad.push(
-        `forward calls started after ${id} declined (delivery ${failedAt}): ${late.map((a) => `${a.key}@${a.order}`).join(', ')}`,
-      );
-  }
-  // A cancel delivered before the run's settlement of `completed` came back unwinds it.
-  if (cancelAt >= 0 && outcome === 'completed') {
-    const settles = new Set(
-      run.log.flatMap((e) =>
-        e.commands.flatMap((c) =>
-          c.type === 'activity' && c.activity === 'settleClaim' ? [c.seq] : [],
-        ),
-      ),
-    );
-    const settledAt = run.log.findIndex(
-      (e) => e.delivery.type === 'activity' && e.delivery.ok && settles.has(e.delivery.seq),
-    );
-    if (settledAt > cancelAt)
-      bad.push(
-        `completed although the cancel (delivery ${cancelAt}) came before its settlement (delivery ${settledAt})`,
-      );
-  }
-  const settled = provider.settlements.at(-1);
+  bad.push(...judgeOrder(c, run));
+  const settled = provider.settlements
+    .filter((s) => !s.workflowId || s.workflowId === 'wf-1')
+    .at(-1);
   // An operator may say the settlement is done (resolve a parked one): then it is theirs.
   const resolvedSettle = run.operatorActions.some(
     (a) => a.action === 'resolve' && a.step === 'settle' && a.refused === undefined,
   );
-  if (settled !== outcome && !resolvedSettle)
-    bad.push(`the claim settled ${String(settled)}, the run ended ${outcome}`);
+  // A run Temporal ended (or whose task fails for ever) never settles: said above already.
+  const ended = run.closed?.status === 'terminated' || run.stuck !== undefined;
+  if (!notOwner && !ended && settled?.settled !== outcome && !resolvedSettle)
+    bad.push(`the claim settled ${String(settled?.settled)}, the run ended ${outcome}`);
+  // The engine settles a closed owner's claim it compensated for (a domain's own claim settles
+  // it in its undo's transaction).
+  if (
+    notOwner &&
+    !c.claimStep &&
+    c.ownerGone &&
+    run.operatorActions.some((a) => a.action === 'cancel')
+  )
+    if (!provider.settlements.some((s) => s.workflowId === 'owner-wf' && s.settled === 'unwound'))
+      bad.push(`the ${outcome} run compensated for the closed owner but never settled its claim`);
+  // A body that starts a step or child before its claiming step is refused (claims first): the
+  // run fails naming the claiming step, having acted on nothing but the claim.
+  const refusedBody =
+    c.claimStep !== undefined &&
+    outcome === 'failed' &&
+    new RegExp(` ${c.claimStep}, the step that claims the entity`).test(run.reason ?? '');
+  if (refusedBody) {
+    const claim = keyOf(c.claimStep!);
+    const acted = forward.filter(([k, r]) => k !== claim && r.applied).map(([k]) => k);
+    if (acted.length > 0)
+      bad.push(`a body refused for acting before its claim acted: ${acted.join(', ')}`);
+  }
   // The model predicts runs nobody acted on (an operator's retry, resolve or cancel decides).
-  const predicted = run.operatorActions.length === 0 ? predictOutcomes(c) : undefined;
+  const predicted =
+    run.operatorActions.length === 0 && !run.reset && !ended && !refusedBody
+      ? predictOutcomes(c)
+      : undefined;
   if (predicted && !predicted.has(outcome))
     bad.push(`the model predicts ${[...predicted].join(' or ')}, the run ended ${outcome}`);
+  return bad;
+}
+
+/** A key's call: `<step>` or `<step>:<item>`. */
+function idOf(key: string): string {
+  const prefix = keyOf('x').slice(0, -1);
+  // The key escapes what its grammar uses (`%`, `:`, `~`); the call's ID holds the item as is.
+  const [name, ...item] = key.slice(prefix.length).split(':');
+  return item.length === 0 ? name! : `${name}:${decodeURIComponent(item.join(':'))}`;
+}
+
+/** Effects of a run that did not complete, and never undone. */
+function unundone(c: Case, run: Finished, resolved: ReadonlySet<string>): string[] {
+  const bad: string[] = [];
+  const { provider, outcome } = run;
+  for (const step of c.steps) {
+    if (!step.undo) continue;
+    const prefix = keyOf(step.name);
+    for (const [key, rec] of provider.keys) {
+      if (rec.activity === 'undo' || (key !== prefix && !key.startsWith(`${prefix}:`))) continue;
+      const id = idOf(key);
+      const undoId = id.replace(step.name, `undo-${step.name}`);
+      const effect = rec.applied || resolved.has(id);
+      // The undo's key is the step's with its name replaced (the item part escaped alike).
+      const undoKey = keyOf(`undo-${step.name}`) + key.slice(prefix.length);
+      const undone = provider.keys.get(undoKey)?.applied || resolved.has(undoId);
+      if (effect && !undone) bad.push(`${outcome}: the effect of ${key} was never undone`);
+    }
+  }
+  for (const kid of c.children)
+    if (
+      kid.undo &&
+      provider.childrenDone.has(kid.name) &&
+      !provider.keys.get(keyOf(`undo-${kid.name}`))?.applied &&
+      !resolved.has(`undo-${kid.name}`)
+    )
+      bad.push(`${outcome}: child ${kid.name} completed and was never undone`);
   return bad;
 }

@@ -1,23 +1,38 @@
 // The providers of a generated case: every key remembers its effect (idempotent, as a
-// provider keyed by Idempotency-Key is), fails as the case's fault plan says, and records
-// every attempt with its order among the run's deliveries.
-import type { ActivityCall } from '../../../src/workflows/saga-runtime';
+// provider keyed by Idempotency-Key is), fails as the case's plan says, and records every
+// attempt with the intent it carried (its step, item and input) and its place among the
+// run's activations; the claim store answers with the plan's verdict; children run with
+// the ends the plan gives them.
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  TimeoutType,
+} from '@temporalio/common';
+import type { ActivityCall, ChildCall } from '../../../src/workflows/saga-runtime';
+import { stepKey } from '../../../src/workflows/step-key';
 import { businessError, outage, permanent, type AttemptInfo } from '../emulator/runtime';
-import { DECLINED } from './body';
-import { faultOf, randOf, type Case } from './generate';
+import { DECLINED, OWNER } from './body';
+import type { Case } from './generate';
+import { faultOf, faultRand, type Fault } from './plan';
 
 /** The transient window and interval a generated provider's outage carries (virtual ms). */
 export const WINDOW_MS = 60_000;
 export const INTERVAL_MS = 1000;
+export const ENTITY = 'm-1';
+export const keyOf = (name: string, item?: string) => stepKey('model', ENTITY, name, item);
 
 export interface KeyRecord {
-  /** Every intent sent under the key (name and item): one, or a key was reused. */
+  /** Every intent sent under the key (step, item and input): one, or a key was reused. */
   intents: Set<string>;
   attempts: number;
   applied: boolean;
   /** An operator's retry cleared a permanent fault. */
   cleared: boolean;
   activity: string;
+  /** The input of its first attempt (an undo's carries the result it undoes). */
+  input: Record<string, unknown>;
 }
 
 /** The result a key's effect answers with (the body branches on `v`). */
@@ -27,24 +42,64 @@ export function valueOf(key: string): { v: number } {
   return { v: h % 7 };
 }
 
+/** An intent as the judge compares them: the step (not its activity), the item, the input. */
+function intentOf(input: Record<string, unknown>): string {
+  const { key: _key, pad, ...rest } = input;
+  return JSON.stringify({ ...rest, pad: typeof pad === 'string' ? pad.length : undefined });
+}
+
 export function createProvider(c: Case, order: () => number) {
   const keys = new Map<string, KeyRecord>();
-  /** Every attempt of a forward call or an undo, with its place among the deliveries. */
+  /** Every attempt of a forward call or an undo, with its place among the activations. */
   const attempts: Array<{ key: string; activity: string; order: number }> = [];
-  /** Every settlement's `settled`, in order. */
-  const settlements: string[] = [];
+  /** Every settlement: what it said, and whose claim it settled. */
+  const settlements: Array<{ settled: string; workflowId?: string }> = [];
+  /** Children that ran to completion. */
+  const childrenDone = new Set<string>();
   let settleAttempts = 0;
-  /** How many of the run's settlement attempts meet our database failing over (0 to 40). */
-  const settleOutage = randOf(c.seed * 31 + 7)(3) === 0 ? randOf(c.seed * 37 + 11)(40) : 0;
+  const claimKey = c.claimStep ? keyOf(c.claimStep) : undefined;
 
   const answer = (call: ActivityCall, _info: AttemptInfo): unknown => {
-    const input = call.input as { key: string; name: string; item?: string; settled?: string };
-    if (call.activity === 'claimEntity') return { kind: 'owner', claim: {} };
-    if (call.activity === 'settleClaim') {
+    const input = call.input as Record<string, unknown> & { key: string; settled?: string };
+    if (call.activity === 'claimEntity')
+      return c.verdict === 'owner'
+        ? { kind: 'owner', claim: {} }
+        : {
+            kind: c.verdict,
+            claim: {
+              ...OWNER,
+              ...(c.verdict === 'conflict' ? { fingerprint: 'e'.repeat(64) } : {}),
+            },
+          };
+    if (call.activity === 'claimCancelled') {
+      if (c.verdict !== 'owner') return { kind: c.verdict, claim: OWNER };
+      const committed = claimKey !== undefined && keys.get(claimKey)?.applied;
+      return {
+        kind: 'owner',
+        claim: {
+          workflowId: 'wf-1',
+          runId: 'run-1',
+          fingerprint: 'f'.repeat(64),
+          claimedAt: 'x',
+          ...(committed ? {} : { settled: 'cancelled', settledAt: 'x' }),
+        },
+      };
+    }
+    if (call.activity === 'findClaimVerdict') {
+      // An operator resolved the claiming step: the claim says who owns the entity, if anyone.
+      if (c.verdict !== 'owner') return { kind: c.verdict, claim: OWNER };
+      return claimKey !== undefined && keys.get(claimKey)?.applied
+        ? { kind: 'owner', claim: {} }
+        : { kind: 'none' };
+    }
+    if (call.activity === 'settleClaim' || call.activity === 'settle') {
       // Our database fails over under some settlements: they wait like a provider outage.
       settleAttempts++;
-      if (settleAttempts <= settleOutage) throw outage(WINDOW_MS, INTERVAL_MS);
-      settlements.push(input.settled!);
+      if (settleAttempts <= c.settleOutage) throw outage(WINDOW_MS, INTERVAL_MS);
+      settlements.push({
+        settled: input.settled!,
+        workflowId: input.workflowId as string | undefined,
+      });
       return { settled: true };
     }
     const rec: KeyRecord = keys.get(input.key) ?? {
@@ -53,16 +108,26 @@ export function createProvider(c: Case, order: () => number) {
       applied: false,
       cleared: false,
       activity: call.activity,
+      input,
     };
     keys.set(input.key, rec);
-    rec.intents.add(JSON.stringify([call.activity, input.name, input.item ?? null]));
+    rec.intents.add(intentOf(input));
     rec.attempts++;
     attempts.push({ key: input.key, activity: call.activity, order: order() });
+    const undo = call.activity === 'undo';
+    const step = c.steps.find((s) => s.name === input.name);
+    const result = () => ({
+      ...valueOf(input.key),
+      ...(input.key === claimKey && c.verdict !== 'owner' ? { verdict: c.verdict } : {}),
+      ...(step?.resultPad && !undo ? { pad: 'y'.repeat(step.resultPad) } : {}),
+    });
     const apply = () => {
-      rec.applied = true;
-      return valueOf(input.key);
+      // A claiming step that finds another owner does nothing of its own.
+      if (!(input.key === claimKey && c.verdict !== 'owner')) rec.applied = true;
+      return result();
     };
-    const fault = faultOf(c.seed, input.key, call.activity === 'undo');
+    const fault: Fault =
+      (!undo && c.forced[input.name as string]) || faultOf(c.seed, input.key, undo);
     switch (fault.f) {
       case 'ok':
         return apply();
@@ -74,13 +139,30 @@ export function createProvider(c: Case, order: () => number) {
       case 'lost':
         apply();
         if (rec.attempts === 1) throw outage(WINDOW_MS, INTERVAL_MS);
-        return valueOf(input.key);
+        return result();
       case 'permanent':
         if (!rec.cleared) throw permanent();
         return apply();
     }
   };
-  return { answer, keys, attempts, settlements };
+
+  /** A child runs to the end its plan gives it. */
+  const child = (call: ChildCall): unknown => {
+    const name = call.workflowId.slice(call.workflowId.lastIndexOf('/') + 1);
+    const end = c.childEnds[name] ?? c.childEnds[name.replace(/-\d+$/, '')] ?? 'ok';
+    if (end === 'failed')
+      throw ApplicationFailure.create({ type: 'KidFailed', message: 'the child failed' });
+    if (end === 'terminated') throw new TerminatedFailure('terminated by an operator');
+    if (end === 'timedOut')
+      throw new TimeoutFailure('run timed out', undefined, TimeoutType.START_TO_CLOSE);
+    if (end === 'canceled') throw new CancelledFailure('cancelled by an operator');
+    childrenDone.add(name);
+    return {};
+  };
+  const childMs = (call: ChildCall) => faultRand(call.workflowId.length * 7 + c.seed)(3) * 1000;
+  /** Children terminated or timed out as the parent saw them (their work may exist). */
+  const childrenActed = new Set<string>();
+  return { answer, child, childMs, keys, attempts, settlements, childrenDone, childrenActed };
 }
 
 export type Provider = ReturnType<typeof createProvider>;

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ApplicationFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { TerminatedFailure } from '@temporalio/common';
 import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workflow';
 import { businessError, inputOf, scriptedRuntime } from '../../support/emulator/runtime';
@@ -52,14 +52,9 @@ describe("a child's undo", () => {
   it('a child terminated mid-way may have acted: undone, without a result', async () => {
     const s = scriptedRuntime(answer, {
       idleTurns: 0,
+      // Temporal reports it to the parent as a ChildWorkflowFailure caused by this.
       child: () => {
-        throw new ChildWorkflowFailure(
-          'default',
-          { workflowId: 'wf-1/shipment', runId: 'r' },
-          'ship',
-          RetryState.NON_RETRYABLE_FAILURE,
-          new TerminatedFailure('terminated by an operator'),
-        );
+        throw new TerminatedFailure('terminated by an operator');
       },
     });
     const err = await runWorkflow(

@@ -68,6 +68,6 @@ describe('history bytes', () => {
     const labels = s.calls.filter((c) => c.activity === 'label').length;
     const voids = s.calls.filter((c) => c.activity === 'void').length;
     assert.equal(voids, labels, 'each label made is voided once');
-    assert.ok(s.historySize() < HISTORY_SIZE_LIMIT, `${s.historySize()} bytes of history`);
+    assert.ok(s.historyBytes() < HISTORY_SIZE_LIMIT, `${s.historyBytes()} bytes of history`);
   });
 });

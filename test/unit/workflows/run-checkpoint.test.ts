@@ -4,13 +4,7 @@ import { defineWorkflow, runWorkflow } from '../../../src/workflows/define-workf
 import { CHECKPOINT_LINE } from '../../../src/workflows/run-budget';
 import type { RunInput } from '../../../src/workflows/run-checkpoint';
 import { statusQuery, type SagaStatus } from '../../../src/workflows/saga-status';
-import {
-  ContinuedAsNew,
-  inputOf,
-  scriptedRuntime,
-  type Answer,
-  type Scripted,
-} from '../../support/emulator/runtime';
+import { inputOf, scriptedRuntime, type Answer } from '../../support/emulator/runtime';
 
 type Acts = {
   pay(i: { key: string }): Promise<{ payId: string }>;
@@ -50,25 +44,17 @@ const payout = defineWorkflow<{ id: string; settlesAt: number }, Acts>()({
   },
 });
 
-/** Runs a chain to its end: each continue-as-new starts the next run with its input. */
-async function runChain(
-  answer: Answer,
-  input: RunInput<unknown>,
-  act?: (s: Scripted, index: number) => void,
-) {
-  const runs: Scripted[] = [];
-  for (let next: RunInput<unknown> | undefined = input; ;) {
-    const s = scriptedRuntime(answer, { idleTurns: 0 });
-    runs.push(s);
-    const running = runWorkflow(payout.definition as never, next, s.runtime);
-    act?.(s, runs.length - 1);
-    try {
-      return { result: await running, runs };
-    } catch (err) {
-      if (!(err instanceof ContinuedAsNew)) throw err;
-      next = err.input as RunInput<unknown>;
-    }
-  }
+/** Runs a chain to its end on the emulator, which starts each next run with its input. */
+async function runChain(answer: Answer, input: RunInput<unknown>, cancelAt?: number) {
+  const s = scriptedRuntime(answer, { idleTurns: 0 });
+  if (cancelAt !== undefined)
+    s.at(s.now() + cancelAt, () => s.signal('cancel', { reason: 'stop', by: 'ops' }));
+  const closed = await s.start(
+    (runtime, next) => runWorkflow(payout.definition as never, next as RunInput<unknown>, runtime),
+    input,
+  );
+  const runs = 1 + s.commands.filter((c) => c.type === 'continue-as-new').length;
+  return { s, closed, runs };
 }
 
 const answer: Answer = (call) => {
@@ -81,13 +67,17 @@ const answer: Answer = (call) => {
 describe('a checkpoint of a long-lived loop', () => {
   it('continues as new past the line, keeps the claim and the owed undo, and ends', async function () {
     this.timeout(120_000);
-    const { result, runs } = await runChain(answer, inputOf({ id: 'c-1', settlesAt: 3000 }));
+    const { s, closed, runs } = await runChain(answer, inputOf({ id: 'c-1', settlesAt: 3000 }));
+    assert.equal(closed.status, 'completed', JSON.stringify(closed));
+    const result = (closed as { result: { outcome: string; polls: number } }).result;
     assert.equal(result.outcome, 'completed');
-    assert.equal((result as { polls?: number }).polls, 3000);
-    assert.ok(runs.length >= 3, `${runs.length} runs`);
-    for (const s of runs)
-      assert.ok(s.history() < CHECKPOINT_LINE.events + 100, `a run wrote ${s.history()} events`);
-    const all = runs.flatMap((s) => s.names());
+    assert.equal(result.polls, 3000);
+    assert.ok(runs >= 3, `${runs} runs`);
+    assert.ok(
+      s.history() < CHECKPOINT_LINE.events + 100,
+      `the last run wrote ${s.history()} events`,
+    );
+    const all = s.names();
     assert.equal(all.filter((n) => n === 'claimEntity').length, 1, 'claimed once per chain');
     assert.equal(all.filter((n) => n === 'pay').length, 1, 'paid once per chain');
     assert.equal(all.filter((n) => n === 'settleClaim').length, 1, 'settled by the last run');
@@ -96,23 +86,21 @@ describe('a checkpoint of a long-lived loop', () => {
   it('a cancel in a later run undoes what the first run did, with its result', async function () {
     this.timeout(120_000);
     const refunds: unknown[] = [];
-    const { result, runs } = await runChain(
+    // A run polls for about 15 virtual hours before it checkpoints: the cancel lands in the third.
+    const { s, closed, runs } = await runChain(
       (call, info) => {
         if (call.activity === 'refund') refunds.push(call.input);
         return answer(call, info);
       },
       inputOf({ id: 'c-2', settlesAt: 1_000_000 }),
-      (s, index) => {
-        // In the third run of the chain, an operator cancels.
-        if (index === 2)
-          s.at(s.now() + 3_600_000, () => s.signal('cancel', { reason: 'stop', by: 'ops' }));
-      },
+      36 * 3_600_000,
     );
-    assert.equal(result.outcome, 'cancelled');
-    assert.equal(runs.length, 3);
+    assert.equal(closed.status, 'completed', JSON.stringify(closed));
+    assert.equal((closed as { result: { outcome: string } }).result.outcome, 'cancelled');
+    assert.ok(runs >= 3, `${runs} runs`);
     assert.deepEqual(refunds, [{ payId: 'p_1', key: 'cp:c-2:refund' }]);
-    const status = runs.at(-1)!.query<SagaStatus>(statusQuery.name);
-    assert.ok((status.checkpoints ?? 0) >= 1);
+    const status = s.query<SagaStatus>(statusQuery.name);
+    assert.equal(status.checkpoints, runs - 1);
   });
 
   it('a call already made is refused in the next run (its key is spent)', async () => {
