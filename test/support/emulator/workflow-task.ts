@@ -160,6 +160,9 @@ function settle(em: Emulator): void {
   const { clock, exec } = em;
   const task = em.task!;
   if (exec.closed) return end(em);
+  // A result the activation itself caused (a local activity cancelled in its backoff reports
+  // at once) is the task's next activation: core does not complete a task with one pending.
+  if (task.next.length > 0) return em.poke();
   if (em.locals.running > 0 && !em.inst.closing) {
     const due = task.startedAt + LIMITS.workflowTaskHeartbeatMs;
     if (task.heartbeatAt !== due) {

@@ -237,7 +237,7 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
       'StartChildWorkflowExecutionInitiated',
     ] as const;
     process.stdout.write(
-      `${counts.map((t) => `${t} ${s.eventCount(t)}`).join(', ')}; ${JSON.stringify(s.status().closed ?? s.status().stuck).slice(0, 300)}\n`,
+      `${counts.map((t) => `${t} ${s.eventCount(t)}`).join(', ')}; ${(JSON.stringify(s.status().closed ?? s.status().stuck) ?? 'running').slice(0, 300)}\n`,
     );
   }
   if (process.env.RUN_MODEL_VERBOSE)

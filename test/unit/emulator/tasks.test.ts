@@ -3,7 +3,12 @@
 // (markers, heartbeats, a re-run after a restart); Temporal's cancel reaches only what is not
 // shielded; a rejected update writes nothing; workflowInfo() says the history at the task.
 import { strict as assert } from 'node:assert';
-import { CancelledFailure } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  RetryState,
+} from '@temporalio/common';
 import type { RunInfo, SagaRuntime } from '../../../src/workflows/saga-runtime';
 import { START, scriptedRuntime, activityCall } from '../../support/emulator/runtime';
 
@@ -50,6 +55,32 @@ describe('the emulator: workflow tasks', () => {
     assert.equal(s.eventCount('WorkflowTaskTimedOut'), 1, 'the dead worker’s task');
     // Heartbeats at 8 s (first worker), then at 20 s and 28 s of the second's run (started at 12 s).
     assert.equal(s.eventCount('WorkflowTaskCompleted'), 4);
+  });
+
+  it('delivers the cancel of a local activity in its backoff in the same task, as a marker', async () => {
+    // Attempts of 3.8 s that fail; the second ends at 7.8 s, the third is due at 8.2 s. The
+    // cancel, sent at 1 s, comes in at the task's heartbeat at 8 s: the activity is backing
+    // off, so the worker reports it cancelled at once (WAIT_CANCELLATION_COMPLETED waits for
+    // that report) and the task goes on with it in its next activation.
+    const s = scriptedRuntime(
+      () => Promise.reject(ApplicationFailure.create({ type: 'Down', message: 'down' })),
+      { idleTurns: 0, attemptMs: () => 3_800 },
+    );
+    const closed = s.start(async (rt) =>
+      rt.execute(call({ local: true, timeouts: { timeout: '30 seconds' } })).result.then(
+        () => 'completed',
+        (err: ActivityFailure) => `${err.retryState} ${err.cause?.constructor.name}`,
+      ),
+    );
+    s.at(START + 1_000, () => s.cancel());
+    await s.idle();
+    assert.deepEqual(s.status().closed, {
+      status: 'completed',
+      result: `${RetryState.CANCEL_REQUESTED} CancelledFailure`,
+    });
+    assert.equal(s.attempts.length, 2, 'no attempt after the cancel');
+    assert.equal(s.eventCount('MarkerRecorded'), 1, 'the cancelled result is written');
+    await closed;
   });
 
   it('cancels what is awaited outside `shielded` when Temporal cancels the run, and nothing inside', async () => {
