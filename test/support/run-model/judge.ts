@@ -121,7 +121,13 @@ function judged(c: Case, run: Finished): string[] {
     c.ownerGone &&
     run.operatorActions.some((a) => a.action === 'cancel')
   )
-    if (!provider.settlements.some((s) => s.workflowId === 'owner-wf' && s.settled === 'unwound'))
+    if (
+      !provider.settlements.some((s) => s.workflowId === 'owner-wf' && s.settled === 'unwound') &&
+      // An operator may say that settlement is done (resolve the parked call): then it is theirs.
+      !run.operatorActions.some(
+        (a) => a.action === 'resolve' && a.step === 'settle-owner' && a.refused === undefined,
+      )
+    )
       bad.push(`the ${outcome} run compensated for the closed owner but never settled its claim`);
   // A body that starts a step or child before its claiming step is refused (claims first): the
   // run fails naming the claiming step, having acted on nothing but the claim.
