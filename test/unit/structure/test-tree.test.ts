@@ -5,9 +5,10 @@ import { ROOT, tsFilesUnder } from './source-graph';
 
 /**
  * Test folders that name a guarantee spanning the tree rather than a folder of it (and the test
- * runner's and the structure's own tests). docs/architecture.md, "Tests".
+ * runner's, the structure's and the Temporal emulator's own tests). docs/architecture.md,
+ * "Tests".
  */
-export const CROSS_CUTTING = ['privacy', 'package', 'runner', 'structure'];
+export const CROSS_CUTTING = ['privacy', 'package', 'runner', 'structure', 'emulator'];
 
 /** Whether a test folder (relative to test/unit or test/integration) mirrors code. */
 export function mirrorsCode(folder: string, isDir: (path: string) => boolean): boolean {
