@@ -67,11 +67,15 @@ function judged(c: Case, run: Finished): string[] {
   const resolved = new Set(
     run.recoveryPoints.filter((p) => p.how === 'resolved').map((p) => p.step),
   );
-  for (const [key, rec] of provider.keys)
-    if (rec.intents.size > 1)
+  for (const [key, rec] of provider.keys) {
+    const within = [...rec.byReset.values()].find((intents) => intents.size > 1);
+    if (within)
+      bad.push(`key ${key} was sent for ${within.size} intents: ${[...within].join(' / ')}`);
+    else if (reusedAcrossRuns(rec))
       bad.push(
-        `key ${key} was sent for ${rec.intents.size} intents: ${[...rec.intents].join(' / ')}`,
+        `key ${key} was sent for ${rec.intents.size} intents by the runs of a reset: ${[...rec.intents].join(' / ')}`,
       );
+  }
   const forward = [...provider.keys].filter(([, r]) => r.activity !== 'undo');
   const undos = [...provider.keys].filter(([, r]) => r.activity === 'undo');
   const notOwner = NOT_OWNER.has(outcome);
@@ -162,6 +166,23 @@ function judged(c: Case, run: Finished): string[] {
 function forwardIdOf(rec: KeyRecord): string {
   const { name, item } = rec.input as { name: string; item?: string };
   return callIdOf(name.replace(/^undo-/, ''), item);
+}
+
+/**
+ * Whether the runs of a reset sent one key for intents that differ beyond what each run knew.
+ * A reset's run does again, with the entity's keys, what the old run did after the reset point
+ * (docs/orders.md), knowing only the history before it: an undo's input carries its call's
+ * result as that run knew it (none while unknown, the answer, or an operator's `--result`:
+ * docs/api.md), so the old run's undo and the new run's may differ there, and only there.
+ */
+function reusedAcrossRuns(rec: KeyRecord): boolean {
+  if (rec.intents.size <= 1) return false;
+  if (rec.activity !== 'undo') return true;
+  const apartFromResult = (intent: string) => {
+    const { v: _v, ...rest } = JSON.parse(intent) as Record<string, unknown>;
+    return JSON.stringify(rest);
+  };
+  return new Set([...rec.intents].map(apartFromResult)).size > 1;
 }
 
 /** Effects of a run that did not complete, and never undone. */
