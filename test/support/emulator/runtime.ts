@@ -53,6 +53,7 @@ async function workOrReplay(em: EmulatorState): Promise<boolean> {
 
 export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
   const em: Emulator = new Emulator(answer, options, () => workOrReplay(em));
+  let resets = 0;
   const exec = () => em.exec;
   const poke = () => em.poke();
   const control = (fn: () => Promise<void>) =>
@@ -150,7 +151,13 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
      */
     restart: (main?: WorkflowMain) => control(() => restartIncarnation(em, main)),
     /** Temporal's reset to task `k` of the current run (a new run goes on from there). */
-    reset: (k: number) => control(() => resetRun(em, k)),
+    reset: (k: number) =>
+      control(() => {
+        resets++;
+        return resetRun(em, k);
+      }),
+    /** How many resets the chain has had: what ran before one may run again after it. */
+    resets: () => resets,
   };
 }
 

@@ -7,11 +7,12 @@
 // never acting; the claim settled with the outcome; the outcome the fault plan predicts.
 // The order of things in the run's activations is judge-order.ts's.
 import type { Closed, LogEntry } from '../emulator/runtime';
+import { callIdOf } from '../../../src/workflows/run-state';
 import type { RecordedOperatorAction, RecoveryPoint } from '../../../src/workflows/saga-status';
 import type { Case } from './generate';
 import { judgeOrder } from './judge-order';
 import { predictOutcomes } from './predict';
-import { keyOf, type Provider } from './provider';
+import { keyOf, type KeyRecord, type Provider } from './provider';
 
 /** What the judge needs of the finished run. */
 export interface Finished {
@@ -66,11 +67,15 @@ function judged(c: Case, run: Finished): string[] {
   const resolved = new Set(
     run.recoveryPoints.filter((p) => p.how === 'resolved').map((p) => p.step),
   );
-  for (const [key, rec] of provider.keys)
-    if (rec.intents.size > 1)
+  for (const [key, rec] of provider.keys) {
+    const within = [...rec.byReset.values()].find((intents) => intents.size > 1);
+    if (within)
+      bad.push(`key ${key} was sent for ${within.size} intents: ${[...within].join(' / ')}`);
+    else if (reusedAcrossRuns(rec))
       bad.push(
-        `key ${key} was sent for ${rec.intents.size} intents: ${[...rec.intents].join(' / ')}`,
+        `key ${key} was sent for ${rec.intents.size} intents by the runs of a reset: ${[...rec.intents].join(' / ')}`,
       );
+  }
   const forward = [...provider.keys].filter(([, r]) => r.activity !== 'undo');
   const undos = [...provider.keys].filter(([, r]) => r.activity === 'undo');
   const notOwner = NOT_OWNER.has(outcome);
@@ -84,7 +89,7 @@ function judged(c: Case, run: Finished): string[] {
   if (!notOwner)
     for (const [key, rec] of undos) {
       const fwd = key.replace(':undo-', ':');
-      const id = idOf(fwd);
+      const id = forwardIdOf(rec);
       const kid = c.children.find((k) => keyOf(k.name) === fwd);
       // A child's undo is owed once the child completed, or when it may have acted (terminated
       // or timed out); one that failed or was cancelled ended by its own rules.
@@ -151,12 +156,33 @@ function judged(c: Case, run: Finished): string[] {
   return bad;
 }
 
-/** A key's call: `<step>` or `<step>:<item>`. */
-function idOf(key: string): string {
-  const prefix = keyOf('x').slice(0, -1);
-  // The key escapes what its grammar uses (`%`, `:`, `~`); the call's ID holds the item as is.
-  const [name, ...item] = key.slice(prefix.length).split(':');
-  return item.length === 0 ? name! : `${name}:${decodeURIComponent(item.join(':'))}`;
+/**
+ * The call a key was sent for, as the run names it (`<step>` or `<step>:<item>`), from the
+ * intent the provider received (its name and item), never parsed back from the key: a long
+ * item's key part is its hash (`~` and 32 hex digits), which an item may also spell literally
+ * (its key part then `%7E…`), so only the input tells the two calls apart. An undo's is its
+ * forward call's.
+ */
+function forwardIdOf(rec: KeyRecord): string {
+  const { name, item } = rec.input as { name: string; item?: string };
+  return callIdOf(name.replace(/^undo-/, ''), item);
+}
+
+/**
+ * Whether the runs of a reset sent one key for intents that differ beyond what each run knew.
+ * A reset's run does again, with the entity's keys, what the old run did after the reset point
+ * (docs/orders.md), knowing only the history before it: an undo's input carries its call's
+ * result as that run knew it (none while unknown, the answer, or an operator's `--result`:
+ * docs/api.md), so the old run's undo and the new run's may differ there, and only there.
+ */
+function reusedAcrossRuns(rec: KeyRecord): boolean {
+  if (rec.intents.size <= 1) return false;
+  if (rec.activity !== 'undo') return true;
+  const apartFromResult = (intent: string) => {
+    const { v: _v, ...rest } = JSON.parse(intent) as Record<string, unknown>;
+    return JSON.stringify(rest);
+  };
+  return new Set([...rec.intents].map(apartFromResult)).size > 1;
 }
 
 /** Effects of a run that did not complete, and never undone. */
@@ -168,8 +194,9 @@ function unundone(c: Case, run: Finished, resolved: ReadonlySet<string>): string
     const prefix = keyOf(step.name);
     for (const [key, rec] of provider.keys) {
       if (rec.activity === 'undo' || (key !== prefix && !key.startsWith(`${prefix}:`))) continue;
-      const id = idOf(key);
-      const undoId = id.replace(step.name, `undo-${step.name}`);
+      const item = (rec.input as { item?: string }).item;
+      const id = callIdOf(step.name, item);
+      const undoId = callIdOf(`undo-${step.name}`, item);
       const effect = rec.applied || resolved.has(id);
       // The undo's key is the step's with its name replaced (the item part escaped alike).
       const undoKey = keyOf(`undo-${step.name}`) + key.slice(prefix.length);

@@ -26,6 +26,11 @@ export const keyOf = (name: string, item?: string) => stepKey('model', ENTITY, n
 export interface KeyRecord {
   /** Every intent sent under the key (step, item and input): one, or a key was reused. */
   intents: Set<string>;
+  /**
+   * The intents sent before the chain's first reset, after it, …: a reset's run sends again
+   * what the run it reset sent after the reset point.
+   */
+  byReset: Map<number, Set<string>>;
   attempts: number;
   applied: boolean;
   /** An operator's retry cleared a permanent fault. */
@@ -48,7 +53,8 @@ function intentOf(input: Record<string, unknown>): string {
   return JSON.stringify({ ...rest, pad: typeof pad === 'string' ? pad.length : undefined });
 }
 
-export function createProvider(c: Case, order: () => number) {
+/** `order`: an attempt's place among the activations; `resets`: the chain's resets so far. */
+export function createProvider(c: Case, order: () => number, resets: () => number = () => 0) {
   const keys = new Map<string, KeyRecord>();
   /** Every attempt of a forward call or an undo, with its place among the activations. */
   const attempts: Array<{ key: string; activity: string; order: number }> = [];
@@ -104,6 +110,7 @@ export function createProvider(c: Case, order: () => number) {
     }
     const rec: KeyRecord = keys.get(input.key) ?? {
       intents: new Set(),
+      byReset: new Map(),
       attempts: 0,
       applied: false,
       cleared: false,
@@ -112,6 +119,7 @@ export function createProvider(c: Case, order: () => number) {
     };
     keys.set(input.key, rec);
     rec.intents.add(intentOf(input));
+    rec.byReset.set(resets(), (rec.byReset.get(resets()) ?? new Set()).add(intentOf(input)));
     rec.attempts++;
     attempts.push({ key: input.key, activity: call.activity, order: order() });
     const undo = call.activity === 'undo';
