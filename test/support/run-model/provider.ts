@@ -27,7 +27,15 @@ export function valueOf(key: string): { v: number } {
   return { v: h % 7 };
 }
 
-export function createProvider(c: Case, order: () => number) {
+/**
+ * A case's providers. `window`: the outage window and interval their transient failures carry
+ * (default WINDOW_MS and INTERVAL_MS; the differential test runs in real time with shorter ones).
+ */
+export function createProvider(
+  c: Case,
+  order: () => number,
+  window = { windowMs: WINDOW_MS, intervalMs: INTERVAL_MS },
+) {
   const keys = new Map<string, KeyRecord>();
   /** Every attempt of a forward call or an undo, with its place among the deliveries. */
   const attempts: Array<{ key: string; activity: string; order: number }> = [];
@@ -43,7 +51,7 @@ export function createProvider(c: Case, order: () => number) {
     if (call.activity === 'settleClaim') {
       // Our database fails over under some settlements: they wait like a provider outage.
       settleAttempts++;
-      if (settleAttempts <= settleOutage) throw outage(WINDOW_MS, INTERVAL_MS);
+      if (settleAttempts <= settleOutage) throw outage(window.windowMs, window.intervalMs);
       settlements.push(input.settled!);
       return { settled: true };
     }
@@ -69,11 +77,11 @@ export function createProvider(c: Case, order: () => number) {
       case 'decline':
         throw businessError(DECLINED);
       case 'outage':
-        if (rec.attempts <= fault.attempts) throw outage(WINDOW_MS, INTERVAL_MS);
+        if (rec.attempts <= fault.attempts) throw outage(window.windowMs, window.intervalMs);
         return apply();
       case 'lost':
         apply();
-        if (rec.attempts === 1) throw outage(WINDOW_MS, INTERVAL_MS);
+        if (rec.attempts === 1) throw outage(window.windowMs, window.intervalMs);
         return valueOf(input.key);
       case 'permanent':
         if (!rec.cleared) throw permanent();
