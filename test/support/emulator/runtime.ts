@@ -7,6 +7,7 @@
 import { CancelledFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
 import type { InFlight, SagaRuntime } from '../../../src/workflows/saga-runtime';
 import { createActivities } from './activities';
+import { asApplicationFailure } from './failures';
 import type { Answer, Delivery, EmulatorOptions } from './types';
 import { START, World } from './world';
 
@@ -113,7 +114,20 @@ export function scriptedRuntime(answer: Answer, options: EmulatorOptions = {}) {
         .then(() => (options.child ?? (() => ({})))(call))
         .then(
           (value) => deliver(true, value),
-          (err: unknown) => deliver(false, err),
+          // As Temporal reports a child's failure to its parent: a ChildWorkflowFailure around it.
+          (err: unknown) =>
+            deliver(
+              false,
+              err instanceof ChildWorkflowFailure
+                ? err
+                : new ChildWorkflowFailure(
+                    'default',
+                    { workflowId: call.workflowId },
+                    call.workflowType,
+                    RetryState.RETRY_POLICY_NOT_SET,
+                    asApplicationFailure(err),
+                  ),
+            ),
         )
         .finally(() => world.external--);
     });
