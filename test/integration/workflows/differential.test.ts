@@ -1,10 +1,11 @@
 import { strict as assert } from 'node:assert';
+import { cancelBeforeStart } from '../../support/differential/cases';
 import { differences, type Observed } from '../../support/differential/observe';
 import { createRealSide, type RealSide } from '../../support/differential/real';
 import { drawSample, type Sampled } from '../../support/differential/sample';
 
 /** How many cases, sampled from which seed (DIFF_SEED=<seed> DIFF_CASES=1 replays one). */
-const CASES = Number(process.env.DIFF_CASES ?? 30);
+const CASES = Number(process.env.DIFF_CASES ?? 40);
 const BASE = Number(process.env.DIFF_SEED ?? Math.floor(Math.random() * 1e9));
 /** Cases running at once on the server. */
 const AT_ONCE = 10;
@@ -29,7 +30,7 @@ describe(`the emulator against the real server (${CASES} generated cases from se
     real = await createRealSide();
     // A Temporal cancel before the first workflow task: requested while no worker polls.
     for (const { dc } of sample)
-      if (dc.case.cancelAt === 0 && dc.case.cancelBy === 'temporal') await real.prestart(dc);
+      if (cancelBeforeStart(dc.case) === 'temporal') await real.prestart(dc);
     await real.startWorker();
     const runOne = async ({ dc, emulated }: Sampled) => {
       const seed = dc.case.seed;

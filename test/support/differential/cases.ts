@@ -96,6 +96,14 @@ export function differentialCase(seed: number): Case | { excluded: string } {
   return { ...c, body: scaled(c.body), restarts: [] };
 }
 
+/**
+ * How a case is cancelled before its start, if it is: a cancel signal that arrives with the
+ * start, or Temporal's cancel requested before the run's first workflow task.
+ */
+export function cancelBeforeStart(c: Case): 'signal' | 'temporal' | undefined {
+  return c.cancelAt === 0 ? (c.cancelBy ?? 'signal') : undefined;
+}
+
 /** The entity of a seed's case: keys, and so the provider's faults, are a function of the seed. */
 export const entityOf = (seed: number) => `d${seed}`;
 

@@ -12,7 +12,7 @@ import { inputOf, scriptedRuntime } from '../emulator/runtime';
 import { START } from '../emulator/world';
 import { approveSignal, definitionOf } from '../run-model/body';
 import { randOf } from '../run-model/generate';
-import type { DiffCase } from './cases';
+import { cancelBeforeStart, type DiffCase } from './cases';
 import { createRecorder, observedOf, type CloseStatus, type Observed } from './observe';
 import { createOperator } from './operator';
 
@@ -72,9 +72,9 @@ export async function emulateCase(dc: DiffCase, variant: number): Promise<Emulat
   for (const name of c.approved)
     s.signalBeforeStart(approveSignal(name).name, { by: `approver of ${name}` });
   let runtime: SagaRuntime = s.runtime;
-  if (c.cancelAt === 0 && c.cancelBy === 'signal')
+  if (cancelBeforeStart(c) === 'signal')
     s.signalBeforeStart('cancel', { reason: 'model', by: 'model' });
-  else if (c.cancelAt === 0)
+  else if (cancelBeforeStart(c) === 'temporal')
     // Temporal's cancel requested before the first workflow task: the SDK reports it in that
     // task, once the workflow function has set its handler.
     runtime = {

@@ -14,13 +14,13 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { findClaim } from '../../../src/db/entity-claim-store';
 import { createClient } from '../../../src/temporal/connection';
 import { createWorker } from '../../../src/worker/create-worker';
-import type { SagaStatus } from '../../../src/workflows/saga-status';
+import { statusQuery } from '../../../src/workflows/saga-status';
 import { approveSignal } from '../run-model/body';
 import { eventInputOf } from '../order-env';
 import { createTestDatabase, type TestDatabase } from '../providers';
 import { testConfig, uniqueName } from '../services';
 import { workflowBundle } from '../workflow-bundle';
-import type { DiffCase } from './cases';
+import { cancelBeforeStart, type DiffCase } from './cases';
 import { answerEntity, models } from './domain';
 import type { DiffData } from './domain/workflows';
 import { createRecorder, observedOf, type Observed, type Recorder } from './observe';
@@ -72,10 +72,9 @@ export async function createRealSide(): Promise<RealSide> {
 
   /** Starts the case; a cancel signal before the start, or the first approval, goes with it. */
   async function start(dc: DiffCase): Promise<WorkflowHandle> {
-    const c = dc.case;
-    const signals = approvals(dc);
-    if (c.cancelAt === 0 && c.cancelBy === 'signal')
-      signals.unshift({ signal: 'cancel', arg: { reason: 'model', by: 'model' } as never });
+    const signals: Array<{ signal: string; arg: object }> = approvals(dc);
+    if (cancelBeforeStart(dc.case) === 'signal')
+      signals.unshift({ signal: 'cancel', arg: { reason: 'model', by: 'model' } });
     const options = { taskQueue, workflowId: dc.workflowId, args: [inputOf(dc)] as [unknown] };
     const [first, ...rest] = signals;
     const handle = first
@@ -91,7 +90,7 @@ export async function createRealSide(): Promise<RealSide> {
   }
 
   /** Waits until the run is closed (true) or quiet (false). */
-  async function settle(handle: WorkflowHandle, deadline: number): Promise<boolean> {
+  async function closedOrQuiet(handle: WorkflowHandle, deadline: number): Promise<boolean> {
     for (;;) {
       const q = quietness((await handle.fetchHistory()).events ?? []);
       if (q !== 'busy') return q === 'closed';
@@ -122,13 +121,15 @@ export async function createRealSide(): Promise<RealSide> {
     async run(dc) {
       const { rec, forget } = recorderOf(dc);
       try {
-        const prestarted = dc.case.cancelAt === 0 && dc.case.cancelBy === 'temporal';
-        const handle = prestarted ? client.workflow.getHandle(dc.workflowId) : await start(dc);
+        const handle =
+          cancelBeforeStart(dc.case) === 'temporal'
+            ? client.workflow.getHandle(dc.workflowId)
+            : await start(dc);
         const operate = createOperator(dc.case.seed, dc.entityId, rec.provider);
         const parks: string[] = [];
         const deadline = Date.now() + CASE_TIMEOUT_MS;
-        while (!(await settle(handle, deadline))) {
-          const status = await handle.query<SagaStatus>('status');
+        while (!(await closedOrQuiet(handle, deadline))) {
+          const status = await handle.query(statusQuery);
           const step = status.parked?.step;
           if (!step) throw new Error(`quiet, not closed and nothing parked (step ${status.step})`);
           const move = operate(step);
@@ -146,7 +147,7 @@ export async function createRealSide(): Promise<RealSide> {
             throw err;
           },
         );
-        const status = await handle.query<SagaStatus>('status');
+        const status = await handle.query(statusQuery);
         const claim = await findClaim(db.pool, { domain: 'models', entityId: dc.entityId });
         return observedOf(dc.case, rec, status, { parks, settled: claim?.settled, ...end });
       } finally {

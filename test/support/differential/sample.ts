@@ -1,7 +1,14 @@
 // The sample of a differential test run: generated cases from a seed on, each emulated under
 // several variants (emulate.ts), those left out counted by reason (cases.ts says why).
 import { uniqueName } from '../services';
-import { differentialCase, entityOf, MAX_CASE_MS, workflowIdPrefix, type DiffCase } from './cases';
+import {
+  cancelBeforeStart,
+  differentialCase,
+  entityOf,
+  MAX_CASE_MS,
+  workflowIdPrefix,
+  type DiffCase,
+} from './cases';
 import { emulateCase, type Emulated } from './emulate';
 import { differences } from './observe';
 
@@ -47,7 +54,7 @@ export async function drawSample(base: number, count: number) {
       failures.push({ seed, what: `on the emulator: ${String(err)}` });
       return 'an error on the emulator';
     });
-    const atStart = typeof got !== 'string' && got.dc.case.cancelAt === 0;
+    const atStart = typeof got !== 'string' && cancelBeforeStart(got.dc.case) !== undefined;
     const why =
       atStart && cancelledAtStart >= Math.ceil(count / 10)
         ? 'a cancel before the start, past a tenth of the sample'
