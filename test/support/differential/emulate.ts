@@ -6,14 +6,13 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createPrng } from '../../../src/util/prng';
 import { runWorkflow } from '../../../src/workflows/define-workflow';
 import { RUN_FAILED } from '../../../src/workflows/entity-run';
-import type { ActivityCall, SagaRuntime } from '../../../src/workflows/saga-runtime';
+import type { ActivityCall } from '../../../src/workflows/saga-runtime';
 import { statusQuery, type SagaStatus } from '../../../src/workflows/saga-status';
-import { inputOf, scriptedRuntime } from '../emulator/runtime';
-import { START } from '../emulator/world';
+import { inputOf, scriptedRuntime, START, type Closed } from '../emulator/runtime';
 import { approveSignal, definitionOf } from '../run-model/body';
 import { randOf } from '../run-model/generate';
 import { cancelBeforeStart, type DiffCase } from './cases';
-import { createRecorder, observedOf, type CloseStatus, type Observed } from './observe';
+import { createRecorder, observedOf, type Observed } from './observe';
 import { createOperator } from './operator';
 
 /** One emulated run: what it showed, and how long it took (virtual ms). */
@@ -46,60 +45,38 @@ function attemptTimes(seed: number, variant: number) {
 export async function emulateCase(dc: DiffCase, variant: number): Promise<Emulated> {
   const c = dc.case;
   const rec = createRecorder(c);
-  const settlements: string[] = [];
   const s = scriptedRuntime(
-    (call, info) => {
-      if (call.activity === 'claimEntity') return { kind: 'owner', claim: {} };
-      if (call.activity === 'settleClaim') {
-        settlements.push((call.input as { settled: string }).settled);
-        return { settled: true };
-      }
-      return rec.answer(call, info);
-    },
+    (call, info) =>
+      call.activity === 'act' || call.activity === 'undo'
+        ? rec.answer(call, info)
+        : rec.provider.answer(call, info),
     {
       idleTurns: 0,
       workflowId: dc.workflowId,
+      input: inputOf({ id: dc.entityId, case: c }),
       ...(variant > 0
         ? { rng: createPrng(c.seed * 7 + 1 + variant), attemptMs: attemptTimes(c.seed, variant) }
         : {}),
-      child: (call) => {
-        if (c.failingChildren.some((n) => call.workflowId.endsWith(`/${n}`)))
-          throw ApplicationFailure.create({ type: 'KidFailed', message: 'the child failed' });
-        return {};
-      },
+      child: rec.provider.child,
     },
   );
-  for (const name of c.approved)
-    s.signalBeforeStart(approveSignal(name).name, { by: `approver of ${name}` });
-  let runtime: SagaRuntime = s.runtime;
+  const closed = s.start((rt, input) => runWorkflow(definitionOf(c) as never, input as never, rt));
+  let done = false;
+  void closed.then(() => (done = true));
+  // A cancel before the start is in history before the run's first task, as on the server
+  // (the cancel signal first: the real side's signalWithStart carries it).
   if (cancelBeforeStart(c) === 'signal')
     s.signalBeforeStart('cancel', { reason: 'model', by: 'model' });
-  else if (cancelBeforeStart(c) === 'temporal')
-    // Temporal's cancel requested before the first workflow task: the SDK reports it in that
-    // task, once the workflow function has set its handler.
-    runtime = {
-      ...s.runtime,
-      onCancelRequested: (handler) => {
-        s.runtime.onCancelRequested(handler);
-        queueMicrotask(handler);
-      },
-    };
-  let done = false;
-  const running = runWorkflow(
-    definitionOf(c) as never,
-    inputOf({ id: dc.entityId, case: c }),
-    runtime,
-  ).then(
-    (r) => ({ close: 'Completed' as CloseStatus, reason: r.reason }),
-    (err: unknown) => ({ err }),
-  );
-  void running.finally(() => (done = true));
+  else if (cancelBeforeStart(c) === 'temporal') s.cancel();
+  for (const name of c.approved)
+    s.signalBeforeStart(approveSignal(name).name, { by: `approver of ${name}` });
   const operate = createOperator(c.seed, dc.entityId, rec.provider);
   const parks: string[] = [];
   const status = () => s.query<SagaStatus>(statusQuery.name);
   for (;;) {
     await s.idle();
     if (done) break;
+    if (s.status().stuck) throw new UnexpectedEnd(`stuck: ${s.status().stuck}`);
     const step = status().parked?.step;
     if (!step)
       throw new UnexpectedEnd(`idle, not ended and nothing parked (step ${status().step})`);
@@ -107,16 +84,29 @@ export async function emulateCase(dc: DiffCase, variant: number): Promise<Emulat
     parks.push(move.said);
     s.signal(move.signal, move.arg);
   }
-  const ended = await running;
-  let end: Pick<Observed, 'close' | 'reason'>;
-  if ('close' in ended) end = ended;
-  // A run cancelled through Temporal says nothing more: the server keeps no message for it.
-  else if (ended.err instanceof CancelledFailure) end = { close: 'Canceled', reason: undefined };
-  else if (ended.err instanceof ApplicationFailure && ended.err.type === RUN_FAILED)
-    end = { close: 'Failed', reason: ended.err.message };
-  else throw new UnexpectedEnd(`the run threw ${String(ended.err)}`);
   return {
-    observed: observedOf(dc.case, rec, status(), { parks, settled: settlements.at(-1), ...end }),
+    observed: observedOf(dc.case, rec, status(), {
+      parks,
+      settled: rec.provider.settlements.at(-1)?.settled,
+      ...endOf(await closed),
+    }),
     ms: s.now() - START,
   };
+}
+
+/** How the run closed, as the server's close status and failure message say. */
+function endOf(done: Closed): Pick<Observed, 'close' | 'reason'> {
+  switch (done.status) {
+    case 'completed':
+      return { close: 'Completed', reason: (done.result as { reason?: string }).reason };
+    // A run cancelled through Temporal says nothing more: the server keeps no message for it.
+    case 'canceled':
+      if (done.error instanceof CancelledFailure) return { close: 'Canceled', reason: undefined };
+      break;
+    case 'failed':
+      if (done.error instanceof ApplicationFailure && done.error.type === RUN_FAILED)
+        return { close: 'Failed', reason: done.error.message };
+      break;
+  }
+  throw new UnexpectedEnd(`the run ended ${done.status}: ${JSON.stringify(done)}`);
 }

@@ -5,7 +5,8 @@
 import type { ActivityCall } from '../../../src/workflows/saga-runtime';
 import type { RecoveryPoint, SagaStatus } from '../../../src/workflows/saga-status';
 import type { AttemptInfo } from '../emulator/runtime';
-import { faultOf, type Case } from '../run-model/generate';
+import type { Case } from '../run-model/generate';
+import { faultOf } from '../run-model/plan';
 import { createProvider, type Provider } from '../run-model/provider';
 import { DIFF_WINDOW } from './cases';
 

@@ -72,9 +72,12 @@ export async function createRealSide(): Promise<RealSide> {
 
   /** Starts the case; a cancel signal before the start, or the first approval, goes with it. */
   async function start(dc: DiffCase): Promise<WorkflowHandle> {
-    const signals: Array<{ signal: string; arg: object }> = approvals(dc);
-    if (cancelBeforeStart(dc.case) === 'signal')
-      signals.unshift({ signal: 'cancel', arg: { reason: 'model', by: 'model' } });
+    const signals: Array<{ signal: string; arg: object }> = [
+      ...(cancelBeforeStart(dc.case) === 'signal'
+        ? [{ signal: 'cancel', arg: { reason: 'model', by: 'model' } }]
+        : []),
+      ...approvals(dc),
+    ];
     const options = { taskQueue, workflowId: dc.workflowId, args: [inputOf(dc)] as [unknown] };
     const [first, ...rest] = signals;
     const handle = first

@@ -48,7 +48,16 @@ function intentOf(input: Record<string, unknown>): string {
   return JSON.stringify({ ...rest, pad: typeof pad === 'string' ? pad.length : undefined });
 }
 
-export function createProvider(c: Case, order: () => number) {
+/**
+ * A case's providers. `window`: the outage window and interval their transient failures carry
+ * (default WINDOW_MS and INTERVAL_MS; the differential test runs in real time with shorter ones).
+ * @example createProvider(c, () => s.log.length, { windowMs: 11_000, intervalMs: 1000 })
+ */
+export function createProvider(
+  c: Case,
+  order: () => number,
+  window = { windowMs: WINDOW_MS, intervalMs: INTERVAL_MS },
+) {
   const keys = new Map<string, KeyRecord>();
   /** Every attempt of a forward call or an undo, with its place among the activations. */
   const attempts: Array<{ key: string; activity: string; order: number }> = [];
@@ -95,7 +104,7 @@ export function createProvider(c: Case, order: () => number) {
     if (call.activity === 'settleClaim' || call.activity === 'settle') {
       // Our database fails over under some settlements: they wait like a provider outage.
       settleAttempts++;
-      if (settleAttempts <= c.settleOutage) throw outage(WINDOW_MS, INTERVAL_MS);
+      if (settleAttempts <= c.settleOutage) throw outage(window.windowMs, window.intervalMs);
       settlements.push({
         settled: input.settled!,
         workflowId: input.workflowId as string | undefined,
@@ -134,11 +143,11 @@ export function createProvider(c: Case, order: () => number) {
       case 'decline':
         throw businessError(DECLINED);
       case 'outage':
-        if (rec.attempts <= fault.attempts) throw outage(WINDOW_MS, INTERVAL_MS);
+        if (rec.attempts <= fault.attempts) throw outage(window.windowMs, window.intervalMs);
         return apply();
       case 'lost':
         apply();
-        if (rec.attempts === 1) throw outage(WINDOW_MS, INTERVAL_MS);
+        if (rec.attempts === 1) throw outage(window.windowMs, window.intervalMs);
         return result();
       case 'permanent':
         if (!rec.cleared) throw permanent();

@@ -22,7 +22,15 @@ async function attempt(activity: 'act' | 'undo', input: { key: string }): Promis
   const rec = recorders.get(entityId);
   if (!rec) throw new Error(`no differential case answers entity ${entityId} (key ${input.key})`);
   const info = Context.current().info;
-  return rec.answer({ activity, input }, { attempt: info.attempt, round: false, now: Date.now() });
+  return rec.answer(
+    { activity, input },
+    {
+      attempt: info.attempt,
+      round: false,
+      now: Date.now(),
+      local: false,
+    },
+  );
 }
 
 export const models = defineDomain({

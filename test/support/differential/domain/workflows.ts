@@ -20,11 +20,11 @@ export async function differential(input: EventWorkflowInput<DiffData>) {
   return runWorkflow(definitionOf(input.data.case) as never, input, workflowRuntime());
 }
 
-/** A child of a case (`<parent ID>/<name>`): fails when its case lists it among failingChildren. */
+/** A child of a case (`<parent ID>/<name>`): fails when its case's childEnds says so. */
 export async function kid(): Promise<object> {
   const id = workflowInfo().workflowId;
   const name = id.slice(id.lastIndexOf('/') + 1);
-  if (generateCase(seedOfWorkflowId(id)).failingChildren.includes(name))
+  if (generateCase(seedOfWorkflowId(id)).childEnds[name] === 'failed')
     throw ApplicationFailure.create({ type: 'KidFailed', message: 'the child failed' });
   return {};
 }
