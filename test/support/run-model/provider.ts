@@ -53,8 +53,19 @@ function intentOf(input: Record<string, unknown>): string {
   return JSON.stringify({ ...rest, pad: typeof pad === 'string' ? pad.length : undefined });
 }
 
-/** `order`: an attempt's place among the activations; `resets`: the chain's resets so far. */
-export function createProvider(c: Case, order: () => number, resets: () => number = () => 0) {
+/**
+ * A case's providers. `order`: an attempt's place among the activations; `resets`: the chain's
+ * resets so far; `window`: the outage window and interval their transient failures carry
+ * (default WINDOW_MS and INTERVAL_MS; the differential test runs in real time with shorter ones).
+ * @example createProvider(c, () => s.log.length, { window: { windowMs: 11_000, intervalMs: 1000 } })
+ */
+export function createProvider(
+  c: Case,
+  order: () => number,
+  options: { resets?: () => number; window?: { windowMs: number; intervalMs: number } } = {},
+) {
+  const resets = options.resets ?? (() => 0);
+  const window = options.window ?? { windowMs: WINDOW_MS, intervalMs: INTERVAL_MS };
   const keys = new Map<string, KeyRecord>();
   /** Every attempt of a forward call or an undo, with its place among the activations. */
   const attempts: Array<{ key: string; activity: string; order: number }> = [];
@@ -101,7 +112,7 @@ export function createProvider(c: Case, order: () => number, resets: () => numbe
     if (call.activity === 'settleClaim' || call.activity === 'settle') {
       // Our database fails over under some settlements: they wait like a provider outage.
       settleAttempts++;
-      if (settleAttempts <= c.settleOutage) throw outage(WINDOW_MS, INTERVAL_MS);
+      if (settleAttempts <= c.settleOutage) throw outage(window.windowMs, window.intervalMs);
       settlements.push({
         settled: input.settled!,
         workflowId: input.workflowId as string | undefined,
@@ -142,11 +153,11 @@ export function createProvider(c: Case, order: () => number, resets: () => numbe
       case 'decline':
         throw businessError(DECLINED);
       case 'outage':
-        if (rec.attempts <= fault.attempts) throw outage(WINDOW_MS, INTERVAL_MS);
+        if (rec.attempts <= fault.attempts) throw outage(window.windowMs, window.intervalMs);
         return apply();
       case 'lost':
         apply();
-        if (rec.attempts === 1) throw outage(WINDOW_MS, INTERVAL_MS);
+        if (rec.attempts === 1) throw outage(window.windowMs, window.intervalMs);
         return result();
       case 'permanent':
         if (!rec.cleared) throw permanent();

@@ -78,11 +78,7 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
   const bad: string[] = [];
   /** What happened to the run from outside (RUN_MODEL_VERBOSE prints it). */
   const notes: string[] = [];
-  const provider = createProvider(
-    c,
-    () => s.log.length,
-    () => s.resets(),
-  );
+  const provider = createProvider(c, () => s.log.length, { resets: () => s.resets() });
   // The approver of each update wait sends its answer after every task until one is taken
   // (the run shows one pause at a time; an update no open wait takes is rejected, no event).
   const answering = new Map(Object.entries(c.updates).filter(([, mode]) => mode !== 'never'));
