@@ -32,7 +32,7 @@ export const limits = defineWorkflow<FanoutData, Acts>()({
       // A poll loop: it goes on in the next run of its chain once its history is long.
       for (;;) {
         await checkpoint({ next: 'labels' });
-        await Promise.all(Array.from({ length: 10 }, (_, i) => sleep(`tick-${i}`, '1 ms')));
+        await Promise.all(Array.from({ length: 50 }, (_, i) => sleep(`tick-${i}`, '1 ms')));
       }
     }
     const doc = 'x'.repeat(data.docBytes ?? 900_000);
