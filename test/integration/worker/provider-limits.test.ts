@@ -25,6 +25,7 @@ describe('fairness: provider limits and tenant weights on Temporal task queues (
       fairness: {
         providerRateLimits: { mail: { perSecond: 10, perTenant: 2 } },
         tenantWeights: { acme: 3 },
+        providerRateShare: 0.95,
       },
     });
   });
