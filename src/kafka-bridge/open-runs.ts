@@ -31,6 +31,10 @@ export class OpenRuns {
   private readonly perTenant = new Map<string, number>();
   private background = 0;
   private unattributed = 0;
+  /** Starts in flight: counted from the moment they are picked, until they end. */
+  private readonly reserved = new Map<string, number>();
+  private reservedBackground = 0;
+  private reservedTotal = 0;
   /** The runs open at start whose close was counted (a close is listed by several polls). */
   private readonly closedBefore = new Set<string>();
 
@@ -41,19 +45,42 @@ export class OpenRuns {
     return this.caps.total === 0 && this.caps.perTenant === 0 && this.caps.background === 0;
   }
 
-  /** Open runs counted against the total. */
+  /** Open runs counted against the total, starts in flight included. */
   get total(): number {
-    return this.runs.size + this.unattributed;
+    return this.runs.size + this.unattributed + this.reservedTotal;
   }
 
-  /** Open runs of `tenant`. */
+  /** Open runs of `tenant`, starts in flight included. */
   ofTenant(tenant: string): number {
-    return this.perTenant.get(tenant) ?? 0;
+    return (this.perTenant.get(tenant) ?? 0) + (this.reserved.get(tenant) ?? 0);
   }
 
-  /** Open runs of the background class. */
+  /** Open runs of the background class, starts in flight included. */
   get backgroundRuns(): number {
-    return this.background;
+    return this.background + this.reservedBackground;
+  }
+
+  /**
+   * A start of `tenant` in `cls` was picked: it counts as open until it ends (`settle`), so
+   * starts picked together cannot pass a cap between them.
+   */
+  reserve(tenant: string, cls: StartClass): void {
+    this.reserved.set(tenant, (this.reserved.get(tenant) ?? 0) + 1);
+    if (cls === 'background') this.reservedBackground++;
+    this.reservedTotal++;
+  }
+
+  /**
+   * A reserved start ended: a new run (`workflowId`) counts until it closes; a duplicate, a
+   * dead letter or a start left undone counts no more.
+   */
+  settle(tenant: string, cls: StartClass, workflowId?: string): void {
+    const n = (this.reserved.get(tenant) ?? 0) - 1;
+    if (n > 0) this.reserved.set(tenant, n);
+    else this.reserved.delete(tenant);
+    if (cls === 'background') this.reservedBackground--;
+    this.reservedTotal--;
+    if (workflowId !== undefined) this.noteStarted(workflowId, tenant, cls);
   }
 
   /** Whether a start of `tenant` in `cls` stays within every cap. */
@@ -61,7 +88,7 @@ export class OpenRuns {
     const { caps } = this;
     if (caps.total > 0 && this.total >= caps.total) return false;
     if (caps.perTenant > 0 && this.ofTenant(tenant) >= caps.perTenant) return false;
-    if (cls === 'background' && caps.background > 0 && this.background >= caps.background)
+    if (cls === 'background' && caps.background > 0 && this.backgroundRuns >= caps.background)
       return false;
     return true;
   }
@@ -70,9 +97,10 @@ export class OpenRuns {
   get pressed(): boolean {
     const { caps } = this;
     const half = (n: number, cap: number) => cap > 0 && n * 2 >= cap;
-    if (half(this.total, caps.total) || half(this.background, caps.background)) return true;
+    if (half(this.total, caps.total) || half(this.backgroundRuns, caps.background)) return true;
     if (caps.perTenant > 0)
-      for (const n of this.perTenant.values()) if (half(n, caps.perTenant)) return true;
+      for (const t of new Set([...this.perTenant.keys(), ...this.reserved.keys()]))
+        if (half(this.ofTenant(t), caps.perTenant)) return true;
     return false;
   }
 
@@ -85,7 +113,7 @@ export class OpenRuns {
   noteStarted(workflowId: string, tenant: string, cls: StartClass): void {
     if (this.runs.has(workflowId)) return;
     this.runs.set(workflowId, { tenant, cls });
-    this.perTenant.set(tenant, this.ofTenant(tenant) + 1);
+    this.perTenant.set(tenant, (this.perTenant.get(tenant) ?? 0) + 1);
     if (cls === 'background') this.background++;
   }
 
@@ -103,7 +131,7 @@ export class OpenRuns {
       return true;
     }
     this.runs.delete(workflowId);
-    const n = this.ofTenant(run.tenant) - 1;
+    const n = (this.perTenant.get(run.tenant) ?? 0) - 1;
     if (n > 0) this.perTenant.set(run.tenant, n);
     else this.perTenant.delete(run.tenant);
     if (run.cls === 'background') this.background--;

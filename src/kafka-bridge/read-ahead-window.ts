@@ -25,10 +25,12 @@ export interface WindowRecord<T> {
 export type EntryState = 'waiting' | 'ready' | 'in-flight' | 'handled';
 
 /** A record in the window, with its place in the bridge-wide line (`seq`: arrival order). */
-export interface WindowEntry<T> extends WindowRecord<T> {
+export interface WindowEntry<T> extends Omit<WindowRecord<T>, 'item'> {
   readonly window: ReadAheadWindow<T>;
   readonly seq: number;
   state: EntryState;
+  /** The record's payload; dropped once handled (only its offset stays until committed). */
+  item: T | undefined;
 }
 
 /** How full a window may get: above the high mark its partition is paused, below half resumed. */
@@ -79,28 +81,40 @@ export class ReadAheadWindow<T> {
   /**
    * Appends a fetch: its records in offset order and the offset after it (`fetchedTo`, past
    * any transaction markers or aborted records it skipped). Records at or below what the
-   * window already holds are left out (a fetch that overlaps an earlier one). Returns the
-   * entries that became ready: each the first unhandled record of its group.
+   * window already holds are left out (a fetch that overlaps an earlier one); those `skip`
+   * names come in handled (an earlier reader handled them: commit-metadata.ts). Returns the
+   * entries appended; those whose state is `ready` are the first unhandled of their group.
    */
-  append(records: ReadonlyArray<WindowRecord<T>>, fetchedTo: bigint): Array<WindowEntry<T>> {
+  append(
+    records: ReadonlyArray<WindowRecord<T>>,
+    fetchedTo: bigint,
+    skip?: ReadonlySet<bigint>,
+  ): Array<WindowEntry<T>> {
     if (this.closed) return [];
-    const ready: Array<WindowEntry<T>> = [];
+    const appended: Array<WindowEntry<T>> = [];
     for (const r of records) {
       if (this.fetchedTo !== undefined && r.offset < this.fetchedTo) continue;
       const entry: WindowEntry<T> = { ...r, window: this, seq: this.nextSeq(), state: 'waiting' };
       this.entries.push(entry);
-      this.unhandledBytes += r.bytes;
+      appended.push(entry);
       this.fetchedTo = r.offset + 1n;
+      if (skip?.has(r.offset)) {
+        entry.state = 'handled';
+        entry.item = undefined;
+        this.handledAhead++;
+        continue;
+      }
+      this.unhandledBytes += r.bytes;
       const group = this.groups.get(r.group);
       if (group) group.push(entry);
       else {
         this.groups.set(r.group, [entry]);
         entry.state = 'ready';
-        ready.push(entry);
       }
     }
     if (this.fetchedTo === undefined || fetchedTo > this.fetchedTo) this.fetchedTo = fetchedTo;
-    return ready;
+    this.dropHandledPrefix();
+    return appended;
   }
 
   /** The scheduler took `entry` to start it. */
@@ -119,17 +133,10 @@ export class ReadAheadWindow<T> {
     if (entry.state !== 'in-flight')
       throw new Error(`entry at offset ${entry.offset} is ${entry.state}, not in flight`);
     entry.state = 'handled';
+    entry.item = undefined;
     this.unhandledBytes -= entry.bytes;
     this.handledAhead++;
-    // The handled prefix leaves the window: its offsets are committable.
-    while (this.head < this.entries.length && this.entries[this.head]!.state === 'handled') {
-      this.entries[this.head++] = undefined;
-      this.handledAhead--;
-    }
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries.splice(0, this.head);
-      this.head = 0;
-    }
+    this.dropHandledPrefix();
     const group = this.groups.get(entry.group)!;
     group.shift();
     const next = group[0];
@@ -139,6 +146,18 @@ export class ReadAheadWindow<T> {
     }
     next.state = 'ready';
     return next;
+  }
+
+  /** The handled prefix leaves the window: its offsets are committable. */
+  private dropHandledPrefix(): void {
+    while (this.head < this.entries.length && this.entries[this.head]!.state === 'handled') {
+      this.entries[this.head++] = undefined;
+      this.handledAhead--;
+    }
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries.splice(0, this.head);
+      this.head = 0;
+    }
   }
 
   /**
@@ -167,6 +186,11 @@ export class ReadAheadWindow<T> {
     if (this.records * 2 < limits.records && this.unhandledBytes * 2 < limits.bytes)
       return 'drained';
     return 'between';
+  }
+
+  /** True when a later record of `entry`'s group waits behind it. */
+  hasSuccessor(entry: WindowEntry<T>): boolean {
+    return (this.groups.get(entry.group)?.length ?? 0) > 1;
   }
 
   /** The entries not handled yet, in offset order. */

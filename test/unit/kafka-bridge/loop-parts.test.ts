@@ -13,7 +13,7 @@ import {
   buildDlqStub,
   type DlqStubValue,
 } from '../../../src/kafka-bridge/dlq-stub';
-import { OffsetTracker } from '../../../src/kafka-bridge/offset-tracker';
+import { ReadAheadWindow, type WindowRecord } from '../../../src/kafka-bridge/read-ahead-window';
 import {
   PartitionOwnership,
   isMembershipLost,
@@ -21,27 +21,68 @@ import {
 import { PartitionProgress } from '../../../src/kafka-bridge/partition-progress';
 import { PartitionCommits } from '../../../src/kafka-bridge/partition-commits';
 
-describe('OffsetTracker', () => {
-  it('resolves and commits only the contiguous handled prefix', () => {
-    const resolved: string[] = [];
-    const t = new OffsetTracker(['10', '11', '12', '13'], (o) => resolved.push(o));
-    assert.equal(t.nextOffset(), undefined);
-    t.markHandled(2);
-    t.markHandled(1);
-    assert.deepEqual(resolved, []);
-    assert.equal(t.nextOffset(), undefined);
-    t.markHandled(0);
-    assert.deepEqual(resolved, ['10', '11', '12']);
-    assert.equal(t.nextOffset(), '13');
-    assert.equal(t.handledPrefix, 3);
-    t.markHandled(3);
-    assert.equal(t.nextOffset(), '14');
+describe('ReadAheadWindow', () => {
+  const rec = (offset: bigint, group: string): WindowRecord<string> => ({
+    offset,
+    bytes: 10,
+    group,
+    tenant: '',
+    cls: 'live',
+    item: `m${offset}`,
   });
 
-  it('handles int64 offsets beyond 2^53', () => {
-    const t = new OffsetTracker(['9223372036854775806']);
-    t.markHandled(0);
-    assert.equal(t.nextOffset(), '9223372036854775807');
+  it("commits only the contiguous handled prefix; a key's next record is ready once its head is handled", () => {
+    let seq = 0;
+    const w = new ReadAheadWindow<string>('orders\u00000', () => seq++);
+    assert.equal(w.commitOffset(), undefined, 'nothing fetched');
+    const [a, b, c, d] = w.append(
+      [rec(10n, 'x'), rec(11n, 'y'), rec(12n, 'z'), rec(13n, 'x')],
+      16n,
+    );
+    assert.deepEqual(
+      [a, b, c, d].map((e) => e!.state),
+      ['ready', 'ready', 'ready', 'waiting'],
+    );
+    for (const e of [a!, b!, c!]) w.take(e);
+    w.complete(c!);
+    w.complete(b!);
+    assert.equal(w.commitOffset(), 10n, 'offset 10 is not handled: nothing past it');
+    assert.deepEqual(w.handledBeyond(), [11n, 12n]);
+    assert.equal(w.complete(a!), d, "x's next record is ready now");
+    assert.equal(w.commitOffset(), 13n);
+    w.take(d!);
+    w.complete(d!);
+    assert.equal(w.commitOffset(), 16n, 'past the markers the fetch skipped');
+    assert.equal(w.bytes, 0);
+    assert.equal(d!.item, undefined, 'a handled record lets go of its payload');
+  });
+
+  it('leaves out records it already holds (an overlapping fetch), and handles int64 offsets beyond 2^53', () => {
+    const w = new ReadAheadWindow<string>('orders\u00000', () => 0);
+    const [e] = w.append([rec(9223372036854775805n, 'x')], 9223372036854775806n);
+    assert.equal(w.append([rec(9223372036854775805n, 'x')], 9223372036854775806n).length, 0);
+    w.take(e!);
+    w.complete(e!);
+    assert.equal(w.commitOffset(), 9223372036854775806n);
+  });
+
+  it('is full at either limit, drained below half of both', () => {
+    const w = new ReadAheadWindow<string>('orders\u00000', () => 0);
+    const limits = { records: 4, bytes: 1000 };
+    assert.equal(w.pressure(limits), 'drained');
+    const es = w.append(
+      [0n, 1n, 2n, 3n].map((o) => rec(o, `k${o}`)),
+      4n,
+    );
+    assert.equal(w.pressure(limits), 'full');
+    for (const e of es.slice(0, 2)) {
+      w.take(e);
+      w.complete(e);
+    }
+    assert.equal(w.pressure(limits), 'between');
+    w.take(es[2]!);
+    w.complete(es[2]!);
+    assert.equal(w.pressure(limits), 'drained');
   });
 });
 

@@ -89,6 +89,7 @@ function runCase(seed: number): void {
     };
   }
   const inFlight: Array<WindowEntry<Item>> = [];
+  const newRuns = new Map<WindowEntry<Item>, string>();
 
   const fetch = (p: number) => {
     const s = state[p]!;
@@ -100,7 +101,7 @@ function runCase(seed: number): void {
       batch.map((rec) => ({ ...rec, offset: BigInt(rec.offset), item: { partition: p, rec } })),
       BigInt(s.fetchedTo),
     ))
-      queue.add(e);
+      if (e.state === 'ready') queue.add(e);
     assert.ok(
       s.window.records < limits.records + maxBatch,
       `window of p${p} holds ${s.window.records} records (limit ${limits.records})`,
@@ -120,21 +121,23 @@ function runCase(seed: number): void {
       if (!e) return;
       if (e.window.isClosed) continue; // a lost partition's entry, left in the queue
       assert.ok(!(e.cls === 'background' && liveWaiting), 'a live record waited behind a replay');
-      const s = state[e.item.partition]!;
+      const s = state[e.item!.partition]!;
       const last = s.lastStarted.get(e.group);
       assert.ok(last === undefined || last < Number(e.offset), `${e.group} out of order`);
       s.lastStarted.set(e.group, Number(e.offset));
       e.window.take(e);
       inFlight.push(e);
-      const id = e.item.rec.identity;
+      open.reserve(e.tenant, e.cls);
+      const id = e.item!.rec.identity;
+      // The run starts now (workflow ID = identity: a second start of it is a duplicate); it
+      // counts as a start in flight until its step ends, then as an open run.
       if (!started.has(id)) {
         started.set(id, 1);
-        open.noteStarted(id, e.tenant, e.cls);
-        openRuns.push(id);
-        assert.ok(caps.total === 0 || open.total <= caps.total, 'total cap passed');
-        assert.ok(caps.perTenant === 0 || open.ofTenant(e.tenant) <= caps.perTenant, 'tenant cap');
-        assert.ok(caps.background === 0 || open.backgroundRuns <= caps.background, 'bg cap');
+        newRuns.set(e, id);
       }
+      assert.ok(caps.total === 0 || open.total <= caps.total, 'total cap passed');
+      assert.ok(caps.perTenant === 0 || open.ofTenant(e.tenant) <= caps.perTenant, 'tenant cap');
+      assert.ok(caps.background === 0 || open.backgroundRuns <= caps.background, 'bg cap');
       const groupsInFlight = inFlight.filter((x) => x.window === e.window && x.group === e.group);
       assert.equal(groupsInFlight.length, 1, `two of ${e.group} in flight`);
     }
@@ -143,8 +146,12 @@ function runCase(seed: number): void {
   const complete = () => {
     if (inFlight.length === 0) return;
     const [e] = inFlight.splice(int(inFlight.length), 1);
+    const run = newRuns.get(e!);
+    newRuns.delete(e!);
+    open.settle(e!.tenant, e!.cls, run);
+    if (run) openRuns.push(run);
     if (e!.window.isClosed) return; // abandoned: its start happened, its partition did not see it
-    handled[e!.item.partition]!.add(Number(e!.offset));
+    handled[e!.item!.partition]!.add(Number(e!.offset));
     const next = e!.window.complete(e!);
     if (next) queue.add(next);
   };
@@ -199,6 +206,9 @@ function runCase(seed: number): void {
     for (const rec of logs[p]!) assert.ok(started.has(rec.identity), `${rec.identity} lost`);
   }
   for (const [id, runs] of started) assert.equal(runs, 1, `${id}: one run`);
+  while (openRuns.length > 0) open.noteClosed(openRuns.pop()!);
+  assert.equal(open.total, 0, 'every run closed: nothing counts as open');
+  for (const t of tenants) assert.equal(open.ofTenant(t), 0, `tenant ${t}: nothing open`);
 }
 
 describe('scheduler model (read-ahead windows, start queue, open-run caps)', function () {
