@@ -13,6 +13,7 @@ import { applyTaskQueueConfig } from './task-queue-config';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
 import { workerTracingOptions } from '../tracing/worker';
+import { fairnessOptionsOf } from './fairness-options';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -106,6 +107,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     ...pollersOf(config),
+    // Eager dispatch and sticky queues as fairness needs them (src/worker/fairness-options.ts).
+    ...fairnessOptionsOf(config, domains),
   } satisfies Omit<WorkerOptions, 'workflowBundle'>;
   // Every declared provider's queue (and any a limit names) is polled, limited or not: a limit
   // set later needs no deploy, and a step's tasks never wait on a queue nobody polls.
