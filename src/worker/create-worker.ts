@@ -14,6 +14,7 @@ import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
 import { workerTracingOptions } from '../tracing/worker';
 import { fairnessOptionsOf } from './fairness-options';
+import { providerPaceInterceptor } from '../activities/provider-pace';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -127,12 +128,22 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   // The providers' queues: activities only, unversioned (an activity carries no workflow
   // code, so any build's worker may run it).
   const providerWorkers = await Promise.all(
-    providers.map((provider) =>
-      Worker.create({
+    providers.map((provider) => {
+      // A limited provider's calls each wait for their moment (src/activities/provider-pace.ts).
+      const pace = providerPaceInterceptor({ provider, config, pool: options.deps.pool });
+      return Worker.create({
         ...common,
+        ...(pace
+          ? {
+              interceptors: {
+                ...common.interceptors,
+                activity: [...common.interceptors.activity, pace],
+              },
+            }
+          : {}),
         taskQueue: providerTaskQueue(taskQueue, provider),
-      }),
-    ),
+      });
+    }),
   );
   const deployment = config.worker.deploymentName ?? taskQueue;
   const versioned = config.worker.versioning === 'pinned';
