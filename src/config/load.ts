@@ -280,6 +280,7 @@ function toConfig(e: Env) {
         background: e.BRIDGE_MAX_OPEN_BACKGROUND_RUNS,
       },
       openRunsPollMs: e.BRIDGE_OPEN_RUNS_POLL,
+      openRunHorizonMs: e.BRIDGE_OPEN_RUN_HORIZON,
     },
     fairness: {
       /** TENANT_WEIGHTS: tenant → fairness weight, set on the task queues at worker start. */

@@ -56,6 +56,14 @@ export const SCHEDULING_SETTINGS = {
       "keeps this many runs in Temporal's queues beside live traffic, not its whole history. " +
       '0: no cap.',
   },
+  BRIDGE_OPEN_RUN_HORIZON: {
+    parse: duration,
+    default: '2m',
+    doc:
+      'How long a run this bridge started counts against the open-run caps at most: a run ' +
+      'still open after it waits (a timer, a signal, an operator) rather than works, and no ' +
+      "longer holds its tenant's starts back.",
+  },
   BRIDGE_OPEN_RUNS_POLL: {
     parse: duration,
     default: '2s',

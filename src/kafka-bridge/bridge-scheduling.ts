@@ -39,7 +39,7 @@ export interface BridgeSchedulerOptions {
  */
 export function createBridgeScheduler(options: BridgeSchedulerOptions) {
   const { config, metrics, log } = options;
-  const openRuns = new OpenRuns(config.bridge.openRuns);
+  const openRuns = new OpenRuns(config.bridge.openRuns, config.bridge.openRunHorizonMs);
   const scheduler = new StartScheduler({
     concurrency: config.bridge.startConcurrency,
     limits: config.bridge.window,

@@ -92,6 +92,7 @@ export function watchClosedRuns(options: ClosedRunsOptions): { stop(): Promise<v
     }
     let lastRead = 0;
     while (!stopped) {
+      if (openRuns.expire()) options.onClosed();
       // Every poll while a count is near its cap; otherwise now and then, to keep them true.
       if (openRuns.pressed || now() - lastRead >= options.pollMs * 15) {
         lastRead = now();

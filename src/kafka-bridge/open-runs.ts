@@ -16,6 +16,8 @@ export interface OpenRunCaps {
 interface OpenRun {
   tenant: string;
   cls: StartClass;
+  /** When it started (ms since the epoch): it counts until it closes or the horizon passes. */
+  at: number;
 }
 
 /**
@@ -38,7 +40,14 @@ export class OpenRuns {
   /** The runs open at start whose close was counted (a close is listed by several polls). */
   private readonly closedBefore = new Set<string>();
 
-  constructor(readonly caps: OpenRunCaps) {}
+  private seededAt = 0;
+
+  constructor(
+    readonly caps: OpenRunCaps,
+    /** BRIDGE_OPEN_RUN_HORIZON. */
+    private readonly horizonMs: number = Number.POSITIVE_INFINITY,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** True when no cap is set: nothing needs counting. */
   get uncapped(): boolean {
@@ -107,12 +116,33 @@ export class OpenRuns {
   /** Runs open before this bridge started (Temporal's count of the task queue's open runs). */
   seedUnattributed(count: number): void {
     this.unattributed = Math.max(0, Math.floor(count));
+    this.seededAt = this.now();
+  }
+
+  /**
+   * Stops counting the runs started longer than the horizon ago (and the runs open at start,
+   * once the horizon has passed since). Returns true when a count went down.
+   */
+  expire(): boolean {
+    const before = this.now() - this.horizonMs;
+    let expired = false;
+    // A Map iterates in insertion order: oldest start first.
+    for (const [workflowId, run] of this.runs) {
+      if (run.at > before) break;
+      this.forget(workflowId, run);
+      expired = true;
+    }
+    if (this.unattributed > 0 && this.seededAt <= before) {
+      this.unattributed = 0;
+      expired = true;
+    }
+    return expired;
   }
 
   /** This bridge started `workflowId` (a new run, not a duplicate). */
   noteStarted(workflowId: string, tenant: string, cls: StartClass): void {
     if (this.runs.has(workflowId)) return;
-    this.runs.set(workflowId, { tenant, cls });
+    this.runs.set(workflowId, { tenant, cls, at: this.now() });
     this.perTenant.set(tenant, (this.perTenant.get(tenant) ?? 0) + 1);
     if (cls === 'background') this.background++;
   }
@@ -130,11 +160,15 @@ export class OpenRuns {
       this.unattributed--;
       return true;
     }
+    this.forget(workflowId, run);
+    return true;
+  }
+
+  private forget(workflowId: string, run: OpenRun): void {
     this.runs.delete(workflowId);
     const n = (this.perTenant.get(run.tenant) ?? 0) - 1;
     if (n > 0) this.perTenant.set(run.tenant, n);
     else this.perTenant.delete(run.tenant);
     if (run.cls === 'background') this.background--;
-    return true;
   }
 }

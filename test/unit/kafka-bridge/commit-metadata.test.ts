@@ -94,4 +94,19 @@ describe('OpenRuns: admission against the caps', () => {
     assert.ok(runs.admits('a', 'live'));
     assert.equal(runs.total, 1);
   });
+
+  it('stops counting a run after the horizon (it waits rather than works), and the runs open at start with it', () => {
+    let now = 0;
+    const runs = new OpenRuns({ total: 10, perTenant: 1, background: 0 }, 120_000, () => now);
+    runs.seedUnattributed(5);
+    runs.noteStarted('w1', 'a', 'live');
+    assert.ok(!runs.admits('a', 'live'));
+    now = 119_000;
+    assert.equal(runs.expire(), false);
+    now = 120_000;
+    assert.equal(runs.expire(), true);
+    assert.ok(runs.admits('a', 'live'));
+    assert.equal(runs.total, 0, 'the runs open at start no longer count either');
+    assert.equal(runs.noteClosed('w1'), false, 'its close, listed later, changes nothing');
+  });
 });
