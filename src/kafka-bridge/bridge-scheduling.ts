@@ -62,6 +62,16 @@ export function createBridgeScheduler(options: BridgeSchedulerOptions) {
         onClosed: () => scheduler.wake(),
         log,
       });
+  metrics.scheduler.view = {
+    windows: () =>
+      scheduler.allRuns().map((run) => ({
+        topic: run.topic,
+        partition: run.partition,
+        records: run.window.records,
+        bytes: run.window.bytes,
+      })),
+    openRuns: () => ({ total: openRuns.total, background: openRuns.backgroundRuns }),
+  };
   return { scheduler, openRuns, closes };
 }
 

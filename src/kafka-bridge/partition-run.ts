@@ -112,10 +112,12 @@ export class PartitionRun {
     );
     this.view.retain(starts);
     try {
-      await retryClassified(
-        () => callDependency('postgres', () => this.view.prefetch(starts), ctx.controls),
-        retryOptions(ctx, 'ledger batch lookup'),
-      );
+      // A fetch past transaction markers alone has nothing to look up.
+      if (starts.length > 0)
+        await retryClassified(
+          () => callDependency('postgres', () => this.view.prefetch(starts), ctx.controls),
+          retryOptions(ctx, 'ledger batch lookup'),
+        );
     } catch (err) {
       if (err instanceof RetryAbortedError) {
         for (const s of starts) this.view.release(s);
