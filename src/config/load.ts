@@ -4,6 +4,7 @@ import { parseEnv, type Env, type SettingProblem } from './env';
 import type { LivenessProbe } from './local-stack-file';
 import { fromStackNamed, keyHintOf, layerSettings, type ConfigOrigin } from './sources';
 import { schemaRegistryOf, schemaRegistryProblems } from './schema-registry';
+import { schedulingOf } from './scheduling-config';
 
 /** Payload encryption (src/temporal/data-converter.ts). */
 export interface EncryptionConfig {
@@ -244,10 +245,7 @@ function toConfig(e: Env) {
       makeCurrent: e.WORKER_MAKE_CURRENT,
       /** WORKER_MAX_DRAINS: other builds one process serves at once (0: none). */
       maxDrains: e.WORKER_MAX_DRAINS,
-      /** WORKER_EAGER_ACTIVITIES and the sticky queue (src/worker/fairness-options.ts). */
-      eagerActivities: e.WORKER_EAGER_ACTIVITIES,
-      stickyQueue: e.WORKER_STICKY_QUEUE === 'on',
-      stickyQueueTimeoutMs: e.WORKER_STICKY_QUEUE_TIMEOUT,
+      ...schedulingOf(e).worker,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,
@@ -271,24 +269,14 @@ function toConfig(e: Env) {
       /** BRIDGE_BACKFILL_FROM in ms since the epoch; undefined: the oldest retained offset. */
       backfillFromMs: e.BRIDGE_BACKFILL_FROM,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
-      /** The read-ahead per partition (src/kafka-bridge/read-ahead-window.ts). */
-      window: { records: e.BRIDGE_WINDOW_RECORDS, bytes: e.BRIDGE_WINDOW_BYTES },
-      /** Caps on open runs, 0 = none (src/kafka-bridge/open-runs.ts), and how often closes are read. */
-      openRuns: {
-        total: e.BRIDGE_MAX_OPEN_RUNS,
-        perTenant: e.BRIDGE_MAX_OPEN_RUNS_PER_TENANT,
-        background: e.BRIDGE_MAX_OPEN_BACKGROUND_RUNS,
-      },
-      openRunsPollMs: e.BRIDGE_OPEN_RUNS_POLL,
-      openRunHorizonMs: e.BRIDGE_OPEN_RUN_HORIZON,
+      ...schedulingOf(e).bridge,
     },
     fairness: {
       /** TENANT_WEIGHTS: tenant → fairness weight, set on the task queues at worker start. */
       tenantWeights: e.TENANT_WEIGHTS,
       /** PROVIDER_RATE_LIMITS: provider → its calls per second (and per tenant). */
       providerRateLimits: e.PROVIDER_RATE_LIMITS,
-      /** PROVIDER_RATE_SHARE: the share of a limit its calls are paced at (src/activities/provider-pace.ts). */
-      providerRateShare: e.PROVIDER_RATE_SHARE,
+      ...schedulingOf(e).fairness,
     },
     providers: {
       /** Base URL of the payment and mail APIs (no trailing slash). */
