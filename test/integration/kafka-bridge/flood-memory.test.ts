@@ -6,6 +6,7 @@ import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { translateMessage, type StartCommand } from '../../../src/events/translate';
 import { DEFAULT_ROUTES } from '../../../src/domains';
 import { createLedgerStore, type LedgerRow } from '../../../src/db/ledger-store';
+import { ledgerRowOf } from '../../../src/kafka-bridge/message-step';
 import { BridgeHarness } from '../../support/bridge-harness';
 import { exitOf, spawnBridge } from '../../support/child-bridge';
 
@@ -55,18 +56,7 @@ function knownRowOf(h: BridgeHarness, record: ReturnType<typeof orderAt>): Ledge
     { maxBytes: 1 << 20 },
   ) as StartCommand;
   assert.equal(cmd.kind, 'start');
-  return {
-    identity: cmd.identity,
-    eventType: cmd.eventType,
-    eventId: cmd.eventId,
-    aggregateId: cmd.aggregateId,
-    aggregateVersion: cmd.aggregateVersion,
-    fingerprint: cmd.fingerprint,
-    workflowId: cmd.workflowId,
-    sourceTopic: h.topic,
-    sourcePartition: 0,
-    sourceOffset: '0',
-  };
+  return ledgerRowOf(cmd, { topic: h.topic, partition: 0, offset: '0' }, null);
 }
 
 /**
