@@ -153,12 +153,24 @@ export class PartitionRun {
     return next;
   }
 
-  /** True while a start of this partition waits on its environment: no new starts picked. */
-  get blocked(): boolean {
-    return this.waiting > 0;
+  /**
+   * True while a start of this partition waits on a fault of its environment (a dependency
+   * down or refusing it: retried), or while `concurrency` of its starts are in flight: no new
+   * start is picked from it. A start merely slow (in flight over 1.5 s) gives up its slot but
+   * does not hold the partition back: a busy Temporal is slow for every partition alike.
+   */
+  blocked(concurrency: number): boolean {
+    return this.faults > 0 || this.active >= concurrency;
   }
 
-  /** A start began waiting on its environment; the first one pauses the partition. */
+  /** Starts of this partition in flight (those waiting on their environment included). */
+  active = 0;
+  private faults = 0;
+
+  /**
+   * A start began waiting on its environment (`slow`, or a fault); the first pauses the
+   * partition (the `onceflow_bridge_partition_paused` gauge says on what).
+   */
   startWaiting(wait: PartitionWait, takeHold: (wait: PartitionWait) => PauseHold): void {
     if (this.waiting++ === 0) this.hold = takeHold(wait);
     else this.hold?.update(wait);
@@ -169,12 +181,21 @@ export class PartitionRun {
     this.hold?.update(wait);
   }
 
-  /** A waiting start ended; returns true when none waits any more (the partition goes on). */
-  stopWaiting(): boolean {
-    if (--this.waiting > 0) return false;
+  /** A waiting start's wait is a fault of its environment: the partition picks no more. */
+  startFault(): void {
+    this.faults++;
+  }
+
+  /** A start that waited on a fault ended. */
+  endFault(): void {
+    this.faults--;
+  }
+
+  /** A waiting start ended; the last one resumes the partition. */
+  stopWaiting(): void {
+    if (--this.waiting > 0) return;
     this.hold?.release();
     this.hold = undefined;
-    return true;
   }
 
   /** The run is over (its partition lost, a new generation, the bridge stopped). */

@@ -137,13 +137,14 @@ export class StartScheduler {
       if (!entry) break;
       const run = this.runs.get(entry.window.partitionKey);
       if (!run || run.window !== entry.window) continue;
-      if (run.blocked) {
+      if (run.blocked(this.options.concurrency)) {
         run.parked.push(entry);
         continue;
       }
       run.window.take(entry);
       openRuns?.reserve(entry.tenant, entry.cls);
       this.inFlight++;
+      run.active++;
       const work = this.execute(run, entry);
       this.running.add(work);
       void work.finally(() => {
@@ -163,19 +164,26 @@ export class StartScheduler {
     const item = entry.item!;
     let slot = true;
     let waiting = false;
+    let faulted = false;
     let startedAs: string | undefined;
     const onWait = (wait: PartitionWait) => {
-      // A start waiting on its environment gives up its slot (the others' starts go on) and
-      // stops its partition picking more until it no longer waits.
+      // A start waiting on its environment gives up its slot (the others' starts go on); one
+      // waiting on a fault stops its partition picking more until it no longer waits.
       if (slot) {
         slot = false;
         this.inFlight--;
       }
-      if (waiting) return run.updateWait(wait);
-      waiting = true;
-      run.startWaiting(wait, (w) =>
-        this.options.pauses.hold(this.pauseControl(), run.topic, run.partition, w),
-      );
+      if (wait.fault !== 'slow' && !faulted) {
+        faulted = true;
+        run.startFault();
+      }
+      if (waiting) run.updateWait(wait);
+      else {
+        waiting = true;
+        run.startWaiting(wait, (w) =>
+          this.options.pauses.hold(this.pauseControl(), run.topic, run.partition, w),
+        );
+      }
       this.pump();
     };
     try {
@@ -202,9 +210,12 @@ export class StartScheduler {
     } finally {
       this.options.openRuns?.settle(entry.tenant, entry.cls, startedAs);
       if (slot) this.inFlight--;
-      if (waiting && run.stopWaiting()) {
+      run.active--;
+      if (faulted) run.endFault();
+      if (waiting) run.stopWaiting();
+      // What its partition could not start meanwhile goes back in line.
+      if (!run.blocked(this.options.concurrency))
         for (const e of run.parked.splice(0)) if (e.state === 'ready') this.queue.add(e);
-      }
       this.pump();
     }
   }
@@ -217,10 +228,7 @@ export class StartScheduler {
   private complete(run: PartitionRun, entry: Entry): void {
     if (this.runs.get(run.window.partitionKey) !== run) return;
     const next = run.complete(entry);
-    if (next) {
-      if (run.blocked) run.parked.push(next);
-      else this.queue.add(next);
-    }
+    if (next) this.queue.add(next);
     const { flow, limits } = this.options;
     if (flow?.isPaused('window', run.topic, run.partition))
       if (run.window.pressure(limits) === 'drained')

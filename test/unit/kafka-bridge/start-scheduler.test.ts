@@ -123,6 +123,65 @@ describe('StartScheduler (with fakes)', () => {
   });
 });
 
+describe('StartScheduler: waits on the environment (with fakes)', function () {
+  this.timeout(20_000);
+
+  it("a start merely slow gives up its slot: another partition's start goes ahead", async () => {
+    const { deps, starter } = fakeDeps();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    starter.hold = (cmd) => (cmd.aggregateId === 'a-0' ? held : Promise.resolve());
+    const { scheduler, run } = schedulerWith(deps, { concurrency: 1 });
+    const other = scheduler.runFor({
+      topic: 'orders',
+      partition: 1,
+      lease: { generation: 1, valid: () => true },
+      deps,
+      controls: new FakeControls(),
+      ledgerQueue: new LedgerWriteQueue(deps.ledger, { maxDelayMs: 1 }),
+      log: deps.log,
+    });
+    await scheduler.admit(run, recordsOf([orderOf(0, 'a')], deps), 1n);
+    await scheduler.admit(other, recordsOf([orderOf(0, 'b')], deps), 1n);
+    // One slot: a-0 holds it until it has been in flight for SLOW_CALL_MS, then lets it go.
+    await waitUntil(() => starter.calls.some((c) => c.cmd.aggregateId === 'b-0'), 10_000);
+    assert.equal(starter.calls.find((c) => c.cmd.aggregateId === 'a-0')?.endedAt, undefined);
+    release();
+    await scheduler.stop();
+  });
+
+  it("a start waiting on a fault (Temporal refused) holds its partition's next starts back, not another partition's", async () => {
+    const { deps, starter } = fakeDeps();
+    let down = true;
+    starter.fail = (cmd) =>
+      down && cmd.aggregateId === 'a-0'
+        ? Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+        : undefined;
+    const { scheduler, run } = schedulerWith(deps, { concurrency: 4 });
+    const other = scheduler.runFor({
+      topic: 'orders',
+      partition: 1,
+      lease: { generation: 1, valid: () => true },
+      deps,
+      controls: new FakeControls(),
+      ledgerQueue: new LedgerWriteQueue(deps.ledger, { maxDelayMs: 1 }),
+      log: deps.log,
+    });
+    await scheduler.admit(run, recordsOf([orderOf(0, 'a')], deps), 1n);
+    await waitUntil(() => starter.calls.length >= 2, 10_000);
+    await scheduler.admit(run, recordsOf([orderOf(1, 'a')], deps), 2n);
+    await scheduler.admit(other, recordsOf([orderOf(0, 'b')], deps), 1n);
+    await waitUntil(() => starter.calls.some((c) => c.cmd.aggregateId === 'b-0'));
+    assert.ok(
+      !starter.calls.some((c) => c.cmd.aggregateId === 'a-1'),
+      "partition 0's next order waits while its first retries a fault",
+    );
+    down = false;
+    await waitUntil(() => starter.calls.some((c) => c.cmd.aggregateId === 'a-1'), 10_000);
+    await scheduler.stop();
+  });
+});
+
 async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
