@@ -8,7 +8,7 @@ import { withExtraRoutes, type RouteTable } from '../events/routes';
 import { createLogger } from '../logger';
 import { createPool } from '../db/pool';
 import { migrate } from '../db/migrate';
-import { createClient, temporalConnectionOptions } from '../temporal/connection';
+import { clientConnectionOptions, createClient } from '../temporal/connection';
 import { startBridge } from './bridge';
 import { bridgeGroupOf } from './backfill';
 import { checkCodecs, CodecSelfTestError } from '../kafka/codecs';
@@ -57,7 +57,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<void> {
   startTracing('onceflow-bridge', config.tracing);
 
   // Lazy: the bridge starts even while Temporal is down and retries its starts until it returns.
-  const connection = Connection.lazy(temporalConnectionOptions(config.temporal));
+  const connection = Connection.lazy(clientConnectionOptions(config.temporal));
   const client = createClient(connection, config);
   const pool = createPool(config.database, {
     onIdleError: (err) => log.warn({ err: err.message }, 'idle Postgres connection lost'),

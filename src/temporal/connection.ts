@@ -3,6 +3,7 @@ import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { Config } from '../config';
 import { dataConverterFor } from './data-converter';
 import { clientTracingInterceptors } from '../tracing/client';
+import { cancellableGrpcRetry } from './grpc-retry';
 
 type TlsOption = ConnectionOptions['tls'];
 
@@ -29,6 +30,14 @@ export function temporalConnectionOptions(temporal: Config['temporal']): Connect
 }
 
 /**
+ * Options of a client connection: the shared ones, and a gRPC retry that a cancel stops (an
+ * abandoned call never dials again on a connection closed since).
+ */
+export function clientConnectionOptions(temporal: Config['temporal']): ConnectionOptions {
+  return { ...temporalConnectionOptions(temporal), interceptors: [cancellableGrpcRetry()] };
+}
+
+/**
  * A client on an open connection, with the configured namespace and the encrypting data
  * converter: every Client in onceflow (and its tests) is made here.
  */
@@ -50,7 +59,7 @@ export async function connectClient(
   config: Pick<Config, 'temporal' | 'encryption'>,
 ): Promise<Client> {
   const converter = dataConverterFor(config); // no key: fail before dialling
-  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
+  const connection = await Connection.connect(clientConnectionOptions(config.temporal));
   return new Client({
     connection,
     namespace: config.temporal.namespace,

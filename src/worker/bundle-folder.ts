@@ -82,8 +82,9 @@ export function bundleFolder(
     if (!why) return shared;
     warn(`workflow bundle folder ${shared} ${why}: building in a folder of this process instead`);
   }
-  // mkdtemp makes it with mode 0700 and a name nobody could predict.
-  const own = mkdtempSync(join(temp, `${FOLDER_PREFIX}-`));
+  // mkdtemp makes it with mode 0700 and a name nobody could predict; `-own-` keeps it apart
+  // from the per-user name (a random suffix may start with a digit).
+  const own = mkdtempSync(join(temp, `${FOLDER_PREFIX}-own-`));
   fallbacks.set(temp, own);
   return own;
 }

@@ -27,6 +27,7 @@ export interface BulkOpsWorld {
     count: number,
   ): Promise<{ prefix: string; started: Array<{ orderId: string; handle: WorkflowHandle }> }>;
   /** The signals a run received, by name, with their payloads decoded (and decrypted). */
+  /** The operator requests in the run's history: signals, and the updates it took. */
   signalsOf(
     handle: WorkflowHandle,
   ): Promise<
@@ -107,16 +108,20 @@ export function useBulkOpsWorld(): BulkOpsWorld {
 
   world.signalsOf = async (handle) => {
     const history = await handle.fetchHistory();
-    const signals = (history.events ?? [])
-      .map((e) => e.workflowExecutionSignaledEventAttributes)
-      .filter((a) => a !== undefined && a !== null);
+    // Signals, and the updates the run took (the CLI's retry and resolve go as updates).
+    const requests = (history.events ?? []).flatMap((e) => {
+      const signal = e.workflowExecutionSignaledEventAttributes;
+      if (signal) return [{ name: signal.signalName, payloads: signal.input?.payloads }];
+      const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+      return update ? [{ name: update.name, payloads: update.args?.payloads }] : [];
+    });
     return Promise.all(
-      signals.map(async (a) => {
+      requests.map(async (r) => {
         const [payload] = await decodeArrayFromPayloads(
           handle.client.options.loadedDataConverter,
-          a.input?.payloads,
+          r.payloads,
         );
-        return { name: a.signalName, payload: payload as Record<string, unknown> | undefined };
+        return { name: r.name, payload: payload as Record<string, unknown> | undefined };
       }),
     );
   };

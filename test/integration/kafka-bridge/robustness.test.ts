@@ -5,6 +5,7 @@ import pg from 'pg';
 import { buildEventMessage } from '../../../src/events/event-message';
 import { sampleOrderPlaced } from '../../../src/domains/orders/order-samples';
 import { createPool } from '../../../src/db/pool';
+import { clientConnectionOptions } from '../../../src/temporal/connection';
 import type { RunningBridge } from '../../../src/kafka-bridge/bridge';
 import { waitFor } from '../../../src/util/wait';
 import { BridgeHarness } from '../../support/bridge-harness';
@@ -120,7 +121,9 @@ describe('bridge: no hung dependency can stop it (real Kafka, Temporal, Postgres
     const proxy = new TcpProxy(host!, Number(port));
     await proxy.open();
     cleanups.push(() => proxy.cut());
-    const connection = await Connection.connect({ address: proxy.address });
+    const connection = await Connection.connect(
+      clientConnectionOptions({ ...h.config.temporal, address: proxy.address }),
+    );
     const unreachable = new Client({ connection, namespace: h.config.temporal.namespace });
     // Starts the first bridge abandons when it loses a partition go on retrying inside the
     // Temporal client; the connection is closed only once they have settled.

@@ -16,7 +16,7 @@ describe('ops CLI: resolve, bulk cancel, pause/resume (real Temporal, batch oper
   this.timeout(240_000);
   const world = useBulkOpsWorld();
 
-  it('resolve stays per order and records who and why in the signal', async () => {
+  it('resolve stays per order and records who and why in its request', async () => {
     const parked = await world.parkOrders(1);
     const { orderId, handle } = parked.started[0]!;
     const run = await runOps(
@@ -36,7 +36,7 @@ describe('ops CLI: resolve, bulk cancel, pause/resume (real Temporal, batch oper
     assert.equal(run.json.operatorAction.by, 'carol');
     assert.equal((await handle.result()).outcome, 'completed');
     const [signal] = await world.signalsOf(handle);
-    assert.equal(signal?.name, 'resolveStep');
+    assert.equal(signal?.name, 'operatorResolve');
     assert.deepEqual(
       { by: signal?.payload?.by, reason: signal?.payload?.reason },
       { by: 'carol', reason: 'charge seen at the PSP' },

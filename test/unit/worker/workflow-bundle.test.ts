@@ -86,7 +86,7 @@ describe('the worker workflow bundle, built outside the worker', function () {
     const built = await buildIdUnder(temp);
     assert.equal(built.buildId, ownId, 'its own code');
     assert.match(built.stderr, /bundles-\d+ is writable by others \(mode 0777\)/);
-    const mine = readdirSync(temp).filter((f) => /^onceflow-workflow-bundles-[^0-9]/.test(f));
+    const mine = readdirSync(temp).filter((f) => /^onceflow-workflow-bundles-own-/.test(f));
     assert.equal(mine.length, 1, 'a folder of its own instead');
     assert.equal(statSync(join(temp, mine[0]!)).mode & 0o777, 0o700);
 
