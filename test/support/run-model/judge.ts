@@ -34,6 +34,8 @@ export interface Finished {
   resolvedWith: ReadonlyMap<string, { v: number }>;
   /** The run was reset (its log is the new run's). */
   reset: boolean;
+  /** The chain's resets so far: the epoch of the run judged (provider KeyRecord.byReset). */
+  resets: number;
 }
 
 const NOT_OWNER = new Set(['duplicate', 'model-conflict']);
@@ -41,6 +43,11 @@ const NOT_OWNER = new Set(['duplicate', 'model-conflict']);
 /** Every invariant the run broke, as sentences (empty: it kept them all), alike ones merged. */
 export function judge(c: Case, run: Finished): string[] {
   return merged(judged(c, run));
+}
+
+/** Whether every attempt under this key was sent before the chain's reset number `epoch`. */
+function sentOnlyBefore(rec: KeyRecord, epoch: number): boolean {
+  return [...rec.byReset.keys()].every((n) => n < epoch);
 }
 
 /** `<what> <key>` sentences that differ only by their key, as one with a count. */
@@ -84,7 +91,13 @@ function judged(c: Case, run: Finished): string[] {
     const acted = forward.filter(([k]) => k !== claim).map(([k]) => k);
     if (acted.length > 0) bad.push(`the ${outcome} run acted: ${acted.join(', ')}`);
   } else if (outcome === 'completed') {
-    if (undos.length > 0) bad.push(`completed, yet undid ${undos.map(([k]) => k).join(', ')}`);
+    // A reset to before the point where the old run began undoing (a Temporal cancel, which a
+    // reset does not reapply, or a failure that passes this time) discards that unwind from
+    // history, not from the provider: the undos it sent stay done, and the reset run, which
+    // cannot know of them, goes on. docs/operations.md warns of it; the old run's undos are
+    // not this run's, every undo this run sent is.
+    const own = undos.filter(([, r]) => !sentOnlyBefore(r, run.reset ? run.resets : 0));
+    if (own.length > 0) bad.push(`completed, yet undid ${own.map(([k]) => k).join(', ')}`);
   } else bad.push(...unundone(c, run, resolved));
   if (!notOwner)
     for (const [key, rec] of undos) {

@@ -214,6 +214,7 @@ export async function runCase(seed: number, heavy = false): Promise<string[]> {
       operatorActions: status.operatorActions ?? [],
       resolvedWith,
       reset: c.reset !== undefined && s.status().ids.runId !== 'run-1',
+      resets: s.resets(),
     }),
   );
   // The whole history replays on the code that ran it last, as a worker restarted now would.
