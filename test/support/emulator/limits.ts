@@ -111,6 +111,7 @@ export const EVENT_BASE = {
   WorkflowExecutionCancelRequested: 110, // est.
   WorkflowExecutionUpdateAccepted: 320 - PAYLOAD_OVERHEAD,
   WorkflowExecutionUpdateCompleted: 223 - PAYLOAD_OVERHEAD,
+  WorkflowExecutionUpdateAdmitted: 200, // est.; plus the request
   StartChildWorkflowExecutionInitiated: 171,
   StartChildWorkflowExecutionFailed: 150, // est.
   ChildWorkflowExecutionStarted: 166,

@@ -8,6 +8,7 @@
 // marker's seq and type); inputs, summaries and search attribute values are not compared.
 import { Instance } from './instance';
 import type { Emulator } from './emulator';
+import { jsonBytes } from './limits';
 import type { Command, Delivery, LogEntry, WorkflowMain } from './types';
 import { activate } from './workflow-task';
 
@@ -141,13 +142,20 @@ export async function resetRun(em: Emulator, k: number): Promise<void> {
   if (!first) throw new Error(`reset: the run has no task ${k}`);
   old.supersede();
   const local = (j: Delivery) => j.type === 'activity' && j.local;
+  // Temporal reapplies the signals after the reset point, and the updates the old run
+  // accepted, as durably admitted ones (WorkflowExecutionUpdateAdmitted); an update not yet
+  // accepted is not carried over (its caller hears an error), nor is a cancellation request.
+  const acceptedByOld = (id: number) => em.inst.updates.get(id)?.accepted === true;
+  const carried = (j: Delivery) => j.type !== 'update' || acceptedByOld(j.id);
+  const admitted = (j: Delivery): Delivery => (j.type === 'update' ? { ...j, admitted: true } : j);
   const again = entries
     .filter((e) => e.wft === k)
     .flatMap((e) => e.jobs)
-    .filter((j) => !local(j));
-  const signals = [...entries.filter((e) => e.wft > k).flatMap((e) => e.jobs), ...old.jobs].filter(
-    (j) => j.type === 'signal',
-  );
+    .filter((j) => !local(j) && carried(j))
+    .map(admitted);
+  const signals = [...entries.filter((e) => e.wft > k).flatMap((e) => e.jobs), ...old.jobs]
+    .filter((j) => j.type === 'signal' || (j.type === 'update' && carried(j)))
+    .map(admitted);
   const exec = em.newExecution(
     { ...old.ids, runId: em.newRunId(), runStartTime: new Date(em.clock.now) },
     { events: first.historyLength, bytes: first.historySize },
@@ -157,7 +165,13 @@ export async function resetRun(em: Emulator, k: number): Promise<void> {
   exec.taskEnds.push(...old.taskEnds.filter((t) => t.wft < k));
   exec.wft = k - 1;
   exec.write([['WorkflowTaskFailed', 40]]);
-  exec.write(signals.map(() => ['WorkflowExecutionSignaled', 200]));
+  exec.write(
+    signals.map((j) =>
+      j.type === 'update'
+        ? ['WorkflowExecutionUpdateAdmitted', jsonBytes(j.args) + j.name.length]
+        : ['WorkflowExecutionSignaled', 200],
+    ),
+  );
   exec.jobs.push(...again, ...signals);
   // The reset's own task: scheduled whether or not anything arrives.
   exec.taskOwed = true;

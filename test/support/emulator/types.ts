@@ -57,7 +57,14 @@ export type Delivery =
   | { type: 'activity'; seq: number; ok: boolean; value: unknown; local?: boolean }
   | { type: 'timer'; seq: number }
   | { type: 'signal'; name: string; args: unknown[] }
-  | { type: 'update'; name: string; args: unknown[]; id: number }
+  | {
+      type: 'update';
+      name: string;
+      args: unknown[];
+      id: number;
+      /** Durably admitted (a reset carried it over): its task is an ordinary one. */
+      admitted?: boolean;
+    }
   | { type: 'cancel' }
   | { type: 'child-started'; seq: number }
   | { type: 'child'; seq: number; ok: boolean; value: unknown }

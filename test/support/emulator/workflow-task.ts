@@ -80,7 +80,8 @@ export async function work(em: Emulator): Promise<boolean> {
 /** A new task: its two events (a speculative one's wait for its outcome). */
 function begin(em: Emulator): boolean {
   const { exec, inst, clock } = em;
-  const speculative = exec.jobs.length > 0 && exec.jobs.every((j) => j.type === 'update');
+  const speculative =
+    exec.jobs.length > 0 && exec.jobs.every((j) => j.type === 'update' && !j.admitted);
   exec.taskOwed = false;
   exec.wft++;
   if (exec.wft > 1 && !speculative)

@@ -45,9 +45,13 @@ export function judge(c: Case, run: Finished): string[] {
   return merged(judged(c, run));
 }
 
-/** Whether every attempt under this key was sent before the chain's reset number `epoch`. */
-function sentOnlyBefore(rec: KeyRecord, epoch: number): boolean {
-  return [...rec.byReset.keys()].every((n) => n < epoch);
+/**
+ * Whether `key` is only an old run's: the run judged was reset and never scheduled it (its
+ * log holds the prefix the reset kept), so an old run sent it after the reset point.
+ */
+function oldRunsOnly(run: Finished, key: string): boolean {
+  if (!run.reset) return false;
+  return !run.log.some((e) => e.commands.some((c) => c.type === 'activity' && c.key === key));
 }
 
 /** `<what> <key>` sentences that differ only by their key, as one with a count. */
@@ -96,7 +100,7 @@ function judged(c: Case, run: Finished): string[] {
     // history, not from the provider: the undos it sent stay done, and the reset run, which
     // cannot know of them, goes on. docs/operations.md warns of it; the old run's undos are
     // not this run's, every undo this run sent is.
-    const own = undos.filter(([, r]) => !sentOnlyBefore(r, run.reset ? run.resets : 0));
+    const own = undos.filter(([k]) => !oldRunsOnly(run, k));
     if (own.length > 0) bad.push(`completed, yet undid ${own.map(([k]) => k).join(', ')}`);
   } else bad.push(...unundone(c, run, resolved));
   if (!notOwner)
@@ -113,10 +117,16 @@ function judged(c: Case, run: Finished): string[] {
       // An operator's resolve says the effect happened (by hand, elsewhere): its undo is owed.
       else if (!kid && !run.sent.has(fwd) && !resolved.has(id))
         bad.push(`undid ${fwd}, whose call was never scheduled (${key})`);
+      // The resolve is this run's: judged against the undos this run sent (an old run's, sent
+      // before a reset, knew only what that run knew).
       const given = run.resolvedWith.get(id);
-      if (given && resolved.has(id) && rec.input.v !== given.v)
+      const epoch = run.reset ? run.resets : 0;
+      const sent = [...(rec.byReset.get(epoch) ?? [])].map(
+        (i) => (JSON.parse(i) as { v?: number }).v,
+      );
+      if (given && resolved.has(id) && sent.length > 0 && !sent.includes(given.v))
         bad.push(
-          `the undo of ${id} got v=${String(rec.input.v)}, the operator resolved it with v=${given.v}`,
+          `the undo of ${id} got v=${sent.map(String).join('/')}, the operator resolved it with v=${given.v}`,
         );
     }
   bad.push(...judgeOrder(c, run));
@@ -210,7 +220,9 @@ function unundone(c: Case, run: Finished, resolved: ReadonlySet<string>): string
       const item = (rec.input as { item?: string }).item;
       const id = callIdOf(step.name, item);
       const undoId = callIdOf(`undo-${step.name}`, item);
-      const effect = rec.applied || resolved.has(id);
+      // An effect only an old run sent, after the point a reset went back to, is that run's:
+      // the reset run does not know of it unless it takes the same path (docs/operations.md).
+      const effect = (rec.applied && !oldRunsOnly(run, key)) || resolved.has(id);
       // The undo's key is the step's with its name replaced (the item part escaped alike).
       const undoKey = keyOf(`undo-${step.name}`) + key.slice(prefix.length);
       const undone = provider.keys.get(undoKey)?.applied || resolved.has(undoId);

@@ -39,10 +39,13 @@ async function sweep(n: number, heavy: boolean): Promise<void> {
  * sends an undo again, knowing its call's result where the old run did not), 34610248 (a long
  * item hashed in its key beside an item spelled like that hash, one resolved with a result),
  * 162877898 (a Temporal cancel, undos sent, then a reset to before the cancel: the reset run
- * completes over the old run's unwind, which the judge leaves to the old run).
+ * completes over the old run's unwind, which the judge leaves to the old run), 588217973 (the
+ * same with a resolve by result in the reset run, of a call the old run undid not knowing it),
+ * 820469595 (an approval update the old run accepted, reapplied by the reset as admitted
+ * before its wait opens: the reset run goes another way, and the old run's step is its own).
  * They reproduce those runs only while the generator makes the same case of a seed.
  */
-const PINNED = [762748780, 34610248, 162877898];
+const PINNED = [762748780, 34610248, 162877898, 588217973, 820469595];
 
 describe(`a run's phases against a model on a Temporal as strict as the server (seed ${BASE})`, () => {
   it(`the ${PINNED.length} seeds that once broke an invariant keep them all`, async () => {
