@@ -149,7 +149,7 @@ export async function runBridgeOnce(o: BridgeRunOptions) {
   await waitForQuietCpu(stackPids);
   process.stderr.write(
     `bridge: ${warmup > 0 ? `${warmup} events to warm up, then ` : ''}${events} events, ` +
-      `${PARTITIONS} partitions × ${concurrency / PARTITIONS} starts\n`,
+      `${PARTITIONS} partitions, ${concurrency} starts in flight\n`,
   );
   const groupId = tag('bench-group');
   const bridgeProcess = startComponent(
@@ -165,7 +165,12 @@ export async function runBridgeOnce(o: BridgeRunOptions) {
       DATABASE_SCHEMA: schema,
       BRIDGE_METRICS_PORT: '0',
       BRIDGE_PARTITIONS_CONCURRENCY: String(PARTITIONS),
-      BRIDGE_START_CONCURRENCY: String(Math.max(1, concurrency / PARTITIONS)),
+      // The bridge's starts in flight over all its partitions, as the raw loop's.
+      BRIDGE_START_CONCURRENCY: String(concurrency),
+      // No worker closes these runs: no open-run caps, or the bridge would wait on them.
+      BRIDGE_MAX_OPEN_RUNS: '0',
+      BRIDGE_MAX_OPEN_RUNS_PER_TENANT: '0',
+      BRIDGE_MAX_OPEN_BACKGROUND_RUNS: '0',
       LOG_LEVEL: 'warn',
     },
     o.logs,

@@ -164,7 +164,9 @@ export async function benchBridge(
       bridge: {
         ...config.bridge,
         partitionsConcurrency: PARTITIONS,
-        startConcurrency: concurrency / PARTITIONS,
+        startConcurrency: concurrency,
+        // No worker closes these runs: no open-run caps.
+        openRuns: { total: 0, perTenant: 0, background: 0 },
       },
     },
     kafka,

@@ -2,17 +2,21 @@
  * `npm run bench -- --only fairness`: onceflow under bursts (issue 44), on the stack's Temporal:
  *   1. tenant A publishes `orders` at once while tenant B publishes 1 order/s until A's are
  *      done: B's produce → completion p50/p95 with Temporal's fairness on, off, and with no
- *      flood (baseline); B's wait in the bridge (produce → run started) beside it;
+ *      flood (baseline); B's wait in the bridge (produce → run started) beside it; and with
+ *      fairness on, one setting changed each (VARIANTS): eager dispatch on, sticky queues
+ *      off, no open-run caps;
  *   2. the mail provider limited to `mailLimit` calls/s (PROVIDER_RATE_LIMITS) with two
  *      workers and A's flood: the most mails the sandbox sent in any one second, runs parked,
  *      orders mailed other than once;
  *   3. a backfill of `backfill` re-read events (a BRIDGE_MODE=backfill bridge of its own)
- *      while live orders flow at 2/s: live p95 beside the live p95 without the backfill.
+ *      while live orders flow at 2/s: live p95 beside the live p95 without the backfill, with
+ *      the bridge's open-run caps and without.
  * The load average is printed with every figure: the machine is shared.
  */
 import type { Producer } from 'kafkajs';
 import { waitFor } from '../../src/util/wait';
 import type { BenchContext } from './bridge';
+import type { FairnessOptions, FairnessResult, Latency } from './fairness-table';
 import {
   countCompleted,
   FairnessWorld,
@@ -21,52 +25,7 @@ import {
   type TenantOrders,
 } from './fairness-world';
 
-export interface FairnessOptions {
-  /** Tenant A's flood (orders at once). */
-  orders: number;
-  /** Events the backfill re-reads. */
-  backfill: number;
-  /** The mail provider's limit, calls per second. */
-  mailLimit: number;
-  /** How long the no-flood baselines run, in seconds. */
-  baselineSeconds: number;
-}
-
-/** Latencies of one tenant's orders, in ms: produce → completed, and produce → run started. */
-export interface Latency {
-  orders: number;
-  p50: number;
-  p95: number;
-  max: number;
-  /** Produce → the run started: the wait in the bridge. */
-  bridgeP50: number;
-  bridgeP95: number;
-  bridgeMax: number;
-  load: string;
-}
-
-export interface FairnessResult {
-  options: FairnessOptions;
-  baseline: Latency;
-  fairnessOn: Latency & { floodDrainSeconds: number };
-  fairnessOff: Latency & { floodDrainSeconds: number };
-  mail: {
-    orders: number;
-    limitPerSecond: number;
-    maxInAnySecond: number;
-    maxInAnyCalendarSecond: number;
-    parked: number;
-    mailedOtherThanOnce: number;
-    drainSeconds: number;
-    load: string;
-  };
-  backfill: {
-    events: number;
-    liveAlone: Latency;
-    liveDuringBackfill: Latency;
-    drainSeconds: number;
-  };
-}
+export { formatFairness, type FairnessOptions, type FairnessResult } from './fairness-table';
 
 /** Turns the stack's Temporal fairness on or off (a restart of its Temporal). */
 export type SetFairness = (on: boolean) => Promise<void>;
@@ -104,18 +63,41 @@ async function warmUp(world: FairnessWorld, producer: Producer): Promise<void> {
 
 const note = (m: string) => process.stderr.write(`fairness: ${m} · ${loadLine()}\n`);
 
+/**
+ * The settings a row varies from the defaults (eager dispatch, sticky queues, the bridge's
+ * open-run caps), each set on the process it belongs to.
+ */
+export interface Variant {
+  worker?: NodeJS.ProcessEnv;
+  bridge?: NodeJS.ProcessEnv;
+}
+
+/** The rows beside the defaults: each of Temporal's and the bridge's settings on and off. */
+export const VARIANTS = {
+  'eager on': { worker: { WORKER_EAGER_ACTIVITIES: 'on' } },
+  'sticky off': { worker: { WORKER_STICKY_QUEUE: 'off' } },
+  'no open-run caps': {
+    bridge: {
+      BRIDGE_MAX_OPEN_RUNS: '0',
+      BRIDGE_MAX_OPEN_RUNS_PER_TENANT: '0',
+      BRIDGE_MAX_OPEN_BACKGROUND_RUNS: '0',
+    },
+  },
+} as const satisfies Record<string, Variant>;
+
 /** B alone at 1 order/s (the baseline), or against A's flood. */
 async function tenantB(
   ctx: BenchContext,
   options: FairnessOptions,
   flood: boolean,
+  variant: Variant = {},
 ): Promise<Latency & { floodDrainSeconds: number }> {
   const world = new FairnessWorld(ctx);
   const producer = ctx.kafka.producer();
   try {
     await world.setUp();
-    await world.startWorker('fair-worker');
-    await world.startBridge('fair-bridge');
+    await world.startWorker('fair-worker', variant.worker);
+    await world.startBridge('fair-bridge', world.topic, variant.bridge);
     await producer.connect();
     await warmUp(world, producer);
     const a = world.orders(producer, 'a', 'tenant-a');
@@ -185,6 +167,10 @@ async function mailLimited(
       limitPerSecond: options.mailLimit,
       maxInAnySecond,
       maxInAnyCalendarSecond: Math.max(0, ...perCalendar.values()),
+      ratePerSecond:
+        times.length > 1
+          ? Number((((times.length - 1) * 1000) / (times.at(-1)! - times[0]!)).toFixed(2))
+          : 0,
       parked: options.orders - completed,
       mailedOtherThanOnce: [...a.producedAt.keys()].filter((id) => perOrder.get(id) !== 1).length,
       drainSeconds: Number(drainSeconds.toFixed(1)),
@@ -200,7 +186,8 @@ async function mailLimited(
 async function backfill(
   ctx: BenchContext,
   options: FairnessOptions,
-): Promise<FairnessResult['backfill']> {
+  variant: Variant = {},
+): Promise<Omit<FairnessResult['backfill'], 'uncapped'>> {
   const world = new FairnessWorld(ctx);
   const backfillTopic = `${world.run}_history`;
   const producer = ctx.kafka.producer();
@@ -219,7 +206,10 @@ async function backfill(
     await world.drained(alone, 600_000);
     note('live alone measured; backfill starts');
     const started = Date.now();
-    await world.startBridge('fair-backfill', backfillTopic, { BRIDGE_MODE: 'backfill' });
+    await world.startBridge('fair-backfill', backfillTopic, {
+      BRIDGE_MODE: 'backfill',
+      ...variant.bridge,
+    });
     let done = false;
     let drainSeconds = 0;
     void world.drained(history, 3_600_000).then(() => {
@@ -253,8 +243,16 @@ export async function benchFairness(
   const fairnessOn = await tenantB(ctx, options, true);
   note(`mail limited to ${options.mailLimit}/s, two workers, ${options.orders} orders`);
   const mail = await mailLimited(ctx, options);
+  const variants: FairnessResult['variants'] = {};
+  for (const [name, variant] of Object.entries(VARIANTS)) {
+    note(`${name}: A floods ${options.orders}, B at 1/s`);
+    variants[name] = await tenantB(ctx, options, true, variant);
+  }
   note(`backfill of ${options.backfill} while live orders flow at 2/s`);
-  const bf = await backfill(ctx, options);
+  const capped = await backfill(ctx, options);
+  note(`backfill of ${options.backfill} without open-run caps, live orders at 2/s`);
+  const uncapped = await backfill(ctx, options, VARIANTS['no open-run caps']);
+  const bf = { ...capped, uncapped };
   note('fairness off (Temporal restarted without it): A floods, B at 1/s');
   await setFairness(false);
   let fairnessOff;
@@ -268,34 +266,5 @@ export async function benchFairness(
   } finally {
     await setFairness(true);
   }
-  return { options, baseline, fairnessOn, fairnessOff, mail, backfill: bf };
-}
-
-const row = (name: string, l: Latency) =>
-  `| ${name} | ${l.p50} | ${l.p95} | ${l.max} | ${l.bridgeP50} / ${l.bridgeP95} / ${l.bridgeMax} | ${l.orders} | ${l.load} |`;
-
-/** The bench's table: what the issue's "Done when" asks, each with the load it was measured at. */
-export function formatFairness(r: FairnessResult): string {
-  const m = r.mail;
-  return [
-    '',
-    `fairness: tenant A floods ${r.options.orders} orders; tenant B 1 order/s (latency in ms: produce → completed; bridge: produce → started)`,
-    '| B | p50 | p95 | max | bridge p50 / p95 / max | orders | load (1, 5, 15 min) |',
-    '|---|---|---|---|---|---|---|',
-    row('no flood (baseline)', r.baseline),
-    row(`fairness on (A drained in ${r.fairnessOn.floodDrainSeconds} s)`, r.fairnessOn),
-    row(`fairness off (A drained in ${r.fairnessOff.floodDrainSeconds} s)`, r.fairnessOff),
-    `goal: on p95 ≤ 2 × baseline p95 → ${r.fairnessOn.p95} vs ${2 * r.baseline.p95}`,
-    '',
-    `mail limited to ${m.limitPerSecond}/s, two workers, ${m.orders} orders (drained in ${m.drainSeconds} s, ${m.load}):`,
-    `  most mails in any one second ${m.maxInAnySecond} (sliding), ${m.maxInAnyCalendarSecond} (calendar); parked ${m.parked}; mailed other than once ${m.mailedOtherThanOnce}`,
-    '',
-    `backfill of ${r.backfill.events} re-read events (drained in ${r.backfill.drainSeconds} s), live orders 2/s:`,
-    '| live | p50 | p95 | max | bridge p50 / p95 / max | orders | load (1, 5, 15 min) |',
-    '|---|---|---|---|---|---|---|',
-    row('alone', r.backfill.liveAlone),
-    row('during the backfill', r.backfill.liveDuringBackfill),
-    `goal: live p95 ≤ 2 × alone → ${r.backfill.liveDuringBackfill.p95} vs ${2 * r.backfill.liveAlone.p95}`,
-    '',
-  ].join('\n');
+  return { options, baseline, fairnessOn, fairnessOff, variants, mail, backfill: bf };
 }

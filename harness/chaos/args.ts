@@ -5,6 +5,8 @@ export interface ChaosArgs {
   orders: number;
   seed: number;
   durationMs: number;
+  /** Tenants the orders are spread over, round-robin (`tenant-0`, …); 0: none. */
+  tenants: number;
   /** Report folder; default artifacts/chaos-<run>. */
   reportDir?: string;
   /** Print one JSON summary on stdout (the human output goes to stderr). */
@@ -12,7 +14,7 @@ export interface ChaosArgs {
 }
 
 export const CHAOS_USAGE =
-  'usage: npm run chaos -- --orders N --seed S [--duration 2m] [--report DIR] [--json]\n';
+  'usage: npm run chaos -- --orders N --seed S [--duration 2m] [--tenants N] [--report DIR] [--json]\n';
 
 export function parseChaosArgs(argv: string[]): ChaosArgs {
   const { values } = parseArgsOrUsage({
@@ -21,6 +23,7 @@ export function parseChaosArgs(argv: string[]): ChaosArgs {
       orders: { type: 'string' },
       seed: { type: 'string' },
       duration: { type: 'string' },
+      tenants: { type: 'string' },
       report: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -32,6 +35,7 @@ export function parseChaosArgs(argv: string[]): ChaosArgs {
     orders: parsePositiveInt(values.orders, '--orders', 200),
     seed: parsePositiveInt(values.seed, '--seed', 1),
     durationMs,
+    tenants: values.tenants === undefined ? 0 : parsePositiveInt(values.tenants, '--tenants', 1),
     reportDir: values.report,
     json: values.json ?? false,
   };

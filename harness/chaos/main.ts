@@ -56,7 +56,10 @@ async function main(argv: string[]): Promise<number> {
   const args = parseChaosArgs(argv);
   const json = args.json;
   const say = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
-  const scenario = buildScenario(args.orders, args.seed, CHAOS_STREAM_MIX);
+  const scenario = buildScenario(args.orders, args.seed, {
+    ...CHAOS_STREAM_MIX,
+    ...(args.tenants > 0 ? { merchantId: (i: number) => `tenant-${i % args.tenants}` } : {}),
+  });
   const id = scenario.run.replace(/^demo/, '');
   const run = `chaos_${id}`;
   // Per-run names, so a chaos run never mixes with another run, a demo or a test.

@@ -94,7 +94,7 @@ export function buildScenario(
   seed: number,
   extra: Pick<
     OrderStreamOptions,
-    'staleRate' | 'resendRate' | 'versionBumpRate' | 'orderIdMismatchRate'
+    'staleRate' | 'resendRate' | 'versionBumpRate' | 'orderIdMismatchRate' | 'merchantId'
   > = {},
 ): DemoScenario {
   const run = `demo${Date.now().toString(36)}`;

@@ -49,6 +49,8 @@ export interface OrderStreamOptions {
   sku?: (orderIndex: number, line: number) => string;
   /** Customer chooser (e.g. a declined card). Default: `cust-<order>`. */
   customerId?: (orderIndex: number) => string;
+  /** Merchant chooser: the run's tenant (its fairness key). Default: none. */
+  merchantId?: (orderIndex: number) => string;
 }
 
 export interface OrderStream {
@@ -161,6 +163,7 @@ export function generateOrderStream(options: OrderStreamOptions): OrderStream {
       lines: 1 + Math.floor(random() * 3),
       sku: options.sku ? (line) => options.sku!(i, line) : undefined,
       customerId: options.customerId?.(i),
+      merchantId: options.merchantId?.(i),
     });
     // Drawn only when asked for, so streams without stale versions stay as their seeds made them.
     if (options.staleRate && random() < options.staleRate) {

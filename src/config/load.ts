@@ -4,6 +4,7 @@ import { parseEnv, type Env, type SettingProblem } from './env';
 import type { LivenessProbe } from './local-stack-file';
 import { fromStackNamed, keyHintOf, layerSettings, type ConfigOrigin } from './sources';
 import { schemaRegistryOf, schemaRegistryProblems } from './schema-registry';
+import { schedulingOf } from './scheduling-config';
 
 /** Payload encryption (src/temporal/data-converter.ts). */
 export interface EncryptionConfig {
@@ -246,6 +247,7 @@ function toConfig(e: Env) {
       maxDrains: e.WORKER_MAX_DRAINS,
       /** WORKER_DRAIN_TURN_MS: between two refreshes of the builds; a drain's turn. */
       drainTurnMs: e.WORKER_DRAIN_TURN_MS,
+      ...schedulingOf(e).worker,
     },
     bridge: {
       startConcurrency: e.BRIDGE_START_CONCURRENCY,
@@ -269,12 +271,14 @@ function toConfig(e: Env) {
       /** BRIDGE_BACKFILL_FROM in ms since the epoch; undefined: the oldest retained offset. */
       backfillFromMs: e.BRIDGE_BACKFILL_FROM,
       ledgerRetentionDays: e.LEDGER_RETENTION_DAYS,
+      ...schedulingOf(e).bridge,
     },
     fairness: {
       /** TENANT_WEIGHTS: tenant → fairness weight, set on the task queues at worker start. */
       tenantWeights: e.TENANT_WEIGHTS,
       /** PROVIDER_RATE_LIMITS: provider → its calls per second (and per tenant). */
       providerRateLimits: e.PROVIDER_RATE_LIMITS,
+      ...schedulingOf(e).fairness,
     },
     providers: {
       /** Base URL of the payment and mail APIs (no trailing slash). */

@@ -20,6 +20,7 @@ import {
   isoTime,
 } from './env-schema';
 import { providerRateLimits, tenantWeights } from './fairness-settings';
+import { SCHEDULING_SETTINGS } from './scheduling-settings';
 
 /**
  * THE settings of onceflow: every environment variable, its parser, default and meaning, once.
@@ -281,12 +282,15 @@ export const SETTINGS = {
   BRIDGE_START_CONCURRENCY: {
     parse: positiveInt,
     default: '32',
-    doc: "Messages of different keys in one partition's batch started at once, at most.",
+    doc:
+      'Starts the bridge has in flight at once, at most, over every partition it reads (the ' +
+      'scheduler picks which: docs/bridge.md). More starts more at once; fewer puts a quiet ' +
+      "tenant's start behind fewer others at Temporal.",
   },
   BRIDGE_PARTITIONS_CONCURRENCY: {
     parse: positiveInt,
     default: '3',
-    doc: 'Partitions one bridge handles at once.',
+    doc: 'Fetched batches one bridge takes in at once (decoded, translated, looked up in the ledger).',
   },
   BRIDGE_MAX_MESSAGE_BYTES: {
     parse: positiveInt,
@@ -397,8 +401,8 @@ export const SETTINGS = {
     default: '{}',
     doc:
       'JSON of provider → the most calls it takes in any one second, or { perSecond, perTenant }: ' +
-      "Temporal holds it on the provider's task queue across every worker, at half the rate (its " +
-      "limiter bursts a second's worth at once), so no second sees more calls than the limit.",
+      'the calls are paced one at a time across every worker (a slot in Postgres), at ' +
+      "PROVIDER_RATE_SHARE of it, and Temporal's queue limit at that rate bounds what waits.",
   },
   ORDERS_EVENTS_TOPIC: {
     parse: nonEmpty,
@@ -546,6 +550,7 @@ export const SETTINGS = {
       "A trace's page in the trace viewer, `{traceId}` replaced by the ID: shown in the Web " +
       "UI's workflow details and by the demo. Unset: no link (the local stack sets its Zipkin's).",
   },
+  ...SCHEDULING_SETTINGS,
   CODEC_SERVER_CORS_ORIGIN: {
     parse: httpUrl,
     doc: 'The one browser origin allowed by CORS; default: the origin of TEMPORAL_UI_URL.',

@@ -1,6 +1,12 @@
 // The bridge's two Kafka clients, configured for what the bridge promises: an idempotent DLQ
 // producer that never auto-creates a topic, and a read_committed consumer that always restarts.
 import { Partitioners, type Consumer, type Kafka, type Producer } from 'kafkajs';
+import type pg from 'pg';
+import type { Config } from '../config';
+import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
+import { createRegistryProbe } from '../kafka/registry-probe';
+import { SCHEMA_REGISTRY_SETTING } from '../events/message-value';
+import { SchemaMisses } from './schema-misses';
 import type { Logger } from '../logger';
 import { classifyError } from './classify-error';
 import { OPERATOR_FAULTS } from './error-codes';
@@ -73,4 +79,41 @@ export function createBridgeConsumer(kafka: Kafka, options: BridgeConsumerOption
       },
     },
   });
+}
+
+/**
+ * The role the pool logs in as (never its password), for naming it in a fix: the pool's own
+ * user or connection string's, as pg reads them.
+ */
+export function databaseRoleOf(pool: pg.Pool): string | undefined {
+  const options = (pool as unknown as { options?: { user?: string; connectionString?: string } })
+    .options;
+  if (options?.user) return options.user;
+  try {
+    const user = decodeURIComponent(new URL(options?.connectionString ?? '').username);
+    return user || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The registry decoder (the one given, else one for SCHEMA_REGISTRY_URL when set) and the
+ * judge of schema IDs it does not know: a value naming one is the message's fault once the
+ * registry has shown it answers, after BRIDGE_SCHEMA_UNKNOWN_AFTER (schema-misses.ts).
+ */
+export function registryOf(
+  config: Config,
+  given?: RegistryDecoder,
+): { registry?: RegistryDecoder; schemaMisses?: SchemaMisses } {
+  const registry =
+    given ?? (config.schemaRegistry ? createRegistryDecoder(config.schemaRegistry) : undefined);
+  if (!registry) return {};
+  const schemaMisses = new SchemaMisses({
+    afterMs: config.bridge.schemaUnknownAfterMs,
+    probe: config.schemaRegistry
+      ? createRegistryProbe(config.schemaRegistry)
+      : () => Promise.reject(new Error(`${SCHEMA_REGISTRY_SETTING} is not set`)),
+  });
+  return { registry, schemaMisses };
 }

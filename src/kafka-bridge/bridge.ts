@@ -1,27 +1,33 @@
 import type { Client } from '@temporalio/client';
-import { CompressionTypes, type Consumer, type Kafka } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import type pg from 'pg';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createLedgerStore } from '../db/ledger-store';
 import type { BackoffOptions } from './backoff';
 import { connectWhileUnavailable } from './connect-kafka';
-import { createBridgeConsumer, createDlqProducer } from './bridge-clients';
+import {
+  createBridgeConsumer,
+  createDlqProducer,
+  databaseRoleOf,
+  registryOf,
+} from './bridge-clients';
 import type { FaultContext } from './fault-advice';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics';
 import { DetachedBatches } from './detached-batches';
-import { handleBatch } from './partition-batch';
 import { LedgerWriteQueue } from './ledger-write-queue';
 import { PartitionCommits } from './partition-commits';
-import { PartitionOwnership, isMembershipLost } from './partition-ownership';
-import { startOrDeduplicate } from './workflow-starter';
+import { PartitionOwnership, isMembershipLost, type PartitionLease } from './partition-ownership';
+import { readableEndOf } from '../kafka/kafka-fetch-patch';
 import { bridgeGroupOf, seekBackfillStart } from './backfill';
 import { checkTopicFramings, routesOfTopic, topicsOf, type RouteTable } from '../events/routes';
-import { createRegistryDecoder, type RegistryDecoder } from '../kafka/registry-decoder';
-import { createRegistryProbe } from '../kafka/registry-probe';
+import { PartitionFlow } from './partition-flow';
+import { HandledBeyond } from './handled-beyond';
+import { followGroup } from './group-events';
+import { translateBatch, windowRecordOf } from './batch-intake';
+import { createBridgeScheduler, createStepDeps } from './bridge-scheduling';
+import type { RegistryDecoder } from '../kafka/registry-decoder';
 import { DAY_MS, prepareDlqTopics } from '../kafka/dlq-topics';
-import { SCHEMA_REGISTRY_SETTING } from '../events/message-value';
-import { SchemaMisses } from './schema-misses';
 import { customerKeywordFor } from '../temporal/customer-keyword';
 
 /** Options of startBridge; defaults come from config. */
@@ -65,22 +71,6 @@ export interface RunningBridge {
 }
 
 /**
- * The role the pool logs in as (never its password), for naming it in a fix: the pool's own
- * user or connection string's, as pg reads them.
- */
-function databaseRoleOf(pool: pg.Pool): string | undefined {
-  const options = (pool as unknown as { options?: { user?: string; connectionString?: string } })
-    .options;
-  if (options?.user) return options.user;
-  try {
-    const user = decodeURIComponent(new URL(options?.connectionString ?? '').username);
-    return user || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * The Kafka → Temporal bridge: consumes the source topics with manual commits and hands each
  * fetched batch to handleBatch. Poison goes to `<topic>.dlq` through an idempotent producer.
  */
@@ -91,19 +81,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const topics = topicsOf(options.routes, general);
   // A message is read one way before its event type is known: one framing per topic.
   checkTopicFramings(options.routes, topics, general);
-  const registry =
-    options.registry ??
-    (config.schemaRegistry ? createRegistryDecoder(config.schemaRegistry) : undefined);
-  // A schema ID the registry does not know is the message's once the registry has shown it
-  // answers, after BRIDGE_SCHEMA_UNKNOWN_AFTER (schema-misses.ts).
-  const schemaMisses = registry
-    ? new SchemaMisses({
-        afterMs: config.bridge.schemaUnknownAfterMs,
-        probe: config.schemaRegistry
-          ? createRegistryProbe(config.schemaRegistry)
-          : () => Promise.reject(new Error(`${SCHEMA_REGISTRY_SETTING} is not set`)),
-      })
-    : undefined;
+  const { registry, schemaMisses } = registryOf(config, options.registry);
   const metrics = options.metrics ?? createBridgeMetrics();
   const ledger = createLedgerStore(options.pool, { schema: options.ledgerSchema });
   // Every partition's ledger rows share INSERTs: how many go in one follows the bridge's
@@ -126,21 +104,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     faultContext,
   });
   let stopping = false;
-  // A batch that waits on its environment pauses its partition and goes on in the background.
-  const detached = new DetachedBatches(consumer, metrics.pauses, log);
   const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
-  // Which partitions are ours, per generation: a batch stuck retrying an outage stops at once
+  // The one place partitions are paused and resumed: a full window, a wait on the environment.
+  const flow = new PartitionFlow(consumer);
+  // A batch whose intake waits on its environment pauses its partition and goes on in the background.
+  const detached = new DetachedBatches(flow.control('environment'), metrics.pauses, log);
+  // Which partitions are ours, per generation: a start stuck retrying an outage stops at once
   // when a rebalance takes its partition away, and never commits or dead-letters for it.
   const ownership = new PartitionOwnership();
   const commits = new PartitionCommits();
-  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    commits.reset();
-    ownership.assign(payload.memberAssignment);
-    metrics.progress.retainOnly((topic, partition) => ownership.owns(topic, partition));
-    log.info({ assignment: payload.memberAssignment }, 'partitions assigned');
-  });
-  consumer.on(consumer.events.REBALANCING, () => ownership.revokeAll());
-  consumer.on(consumer.events.CRASH, () => ownership.revokeAll());
   const noticeLoss = (err: unknown) => {
     if (isMembershipLost(err)) {
       ownership.revokeAll();
@@ -148,29 +120,68 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     }
     throw err;
   };
-
-  // A fetch of nothing but transaction markers and aborted records never reaches eachBatch:
-  // KafkaJS passes over it in memory (and, with autoCommit off, commits nothing). Its fetch
-  // started at our handled prefix, so everything before its last record is handled: commit
-  // past it, or an idle partition ending with a marker stays one short of its end for good.
-  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    const { topic, partition, batchSize, firstOffset, lastOffset } = payload;
-    if (batchSize !== 0 || firstOffset === null || stopping) return;
-    if (!ownership.owns(topic, partition)) return;
-    const next = (BigInt(lastOffset) + 1n).toString();
-    commits
-      .commit(topic, partition, next, () =>
-        consumer.commitOffsets([{ topic, partition, offset: next }]),
-      )
-      .then((sent) => {
-        if (sent) metrics.progress.noteCommitted(topic, partition, next);
-      })
-      .catch((err: unknown) =>
-        log.warn(
-          { topic, partition, offset: next, err: (err as Error).message },
-          'commit past transaction markers failed; the next batch, or a restart, commits past them',
-        ),
+  const { scheduler, closes } = createBridgeScheduler({
+    config,
+    client: options.client,
+    taskQueue,
+    flow,
+    metrics,
+    log,
+    commit: async (topic, partition, offset, metadata) => {
+      const sent = await commits.commit(topic, partition, offset, () =>
+        consumer.commitOffsets([{ topic, partition, offset, metadata }]).catch(noticeLoss),
       );
+      if (sent) metrics.progress.noteCommitted(topic, partition, offset);
+    },
+  });
+  const admin = kafka.admin();
+  const handledBeyond = new HandledBeyond(admin, groupId, topics, log);
+  // Step and intake dependencies, the same for every partition.
+  let heartbeat: () => Promise<void> = async () => undefined;
+  const stepDeps = createStepDeps({
+    client: options.client,
+    taskQueue,
+    traceUrl: config.tracing.traceUrl,
+    backfill,
+    producer,
+    ledger,
+    metrics,
+    log,
+    backoff: options.backoff,
+    maxAttempts: options.maxAttempts,
+    faultContext,
+  });
+  /** The partition's run of the lease's generation, skipping what its last reader handled. */
+  const runOf = async (topic: string, partition: number, lease: PartitionLease) => {
+    const current = scheduler.runOf(topic, partition);
+    if (current?.lease.generation === lease.generation) return current;
+    const skip = await handledBeyond.skipFor(topic, partition);
+    return scheduler.runFor({
+      topic,
+      partition,
+      lease,
+      deps: stepDeps,
+      controls: {
+        shouldContinue: () => !stopping && lease.valid(),
+        ownsPartition: () => lease.valid(),
+        heartbeat: () => heartbeat().catch(noticeLoss),
+      },
+      ledgerQueue,
+      log: log.child({ topic, partition }),
+      skip,
+    });
+  };
+
+  followGroup({
+    consumer,
+    ownership,
+    commits,
+    scheduler,
+    handledBeyond,
+    progress: metrics.progress,
+    log,
+    runOf,
+    stopping: () => stopping,
   });
 
   // Kafka down at start (a cluster restarting) is waited out like any outage, not fatal.
@@ -188,23 +199,18 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       retentionMs: config.bridge.dlqRetentionDays * DAY_MS,
       log,
     });
+    await connectWhileUnavailable(() => admin.connect(), { ...connectOptions, what: 'admin' });
   } catch (err) {
     await producer.disconnect();
     throw err;
   }
   if (backfill && config.bridge.backfillFromMs !== undefined) {
-    const admin = kafka.admin();
-    await connectWhileUnavailable(() => admin.connect(), { ...connectOptions, what: 'admin' });
-    try {
-      const set = await seekBackfillStart(admin, groupId, topics, config.bridge.backfillFromMs);
-      if (set.length > 0)
-        log.info(
-          { groupId, topics: set, from: new Date(config.bridge.backfillFromMs).toISOString() },
-          'backfill starts at BRIDGE_BACKFILL_FROM',
-        );
-    } finally {
-      await admin.disconnect();
-    }
+    const set = await seekBackfillStart(admin, groupId, topics, config.bridge.backfillFromMs);
+    if (set.length > 0)
+      log.info(
+        { groupId, topics: set, from: new Date(config.bridge.backfillFromMs).toISOString() },
+        'backfill starts at BRIDGE_BACKFILL_FROM',
+      );
   }
   await connectWhileUnavailable(() => consumer.connect(), { ...connectOptions, what: 'consumer' });
   for (const topic of topics) {
@@ -217,76 +223,46 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     if (!table) topicRoutes.set(topic, (table = routesOfTopic(options.routes, topic, general)));
     return table;
   };
+  const translateOptions = {
+    maxBytes: config.bridge.maxMessageBytes,
+    customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
+  };
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: config.bridge.partitionsConcurrency,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning }) => {
+    // eachBatch only takes a batch in (decode, translate, ledger lookup) and returns: the
+    // scheduler starts its records, and KafkaJS fetches on while the window has room.
+    eachBatch: async ({ batch, resolveOffset, heartbeat: beat }) => {
+      const { topic, partition } = batch;
       if (stopping) {
         // Batches still running detached finish before the consumer disconnects; fetching
         // this partition again meanwhile would only spin.
-        consumer.pause([{ topic: batch.topic, partitions: [batch.partition] }]);
+        consumer.pause([{ topic, partitions: [partition] }]);
         return;
       }
-      const lease = ownership.lease(batch.topic, batch.partition);
-      await detached.run(batch.topic, batch.partition, (onWait) =>
-        handleBatch(
-          batch,
-          {
-            routes: routesFor(batch.topic),
-            translateOptions: {
-              maxBytes: config.bridge.maxMessageBytes,
-              customerKeyword: customerKeywordFor(config), // issue 17: CustomerId is stored unencrypted
-            },
-            ...(registry ? { registry, schemaMisses } : {}),
-            ledger,
-            ledgerQueue,
-            start: (cmd, source, signal) =>
-              options.client.withAbortSignal(signal, () =>
-                startOrDeduplicate(options.client, taskQueue, cmd, source, {
-                  traceUrl: config.tracing.traceUrl,
-                  backfill,
-                }),
-              ),
-            sendToDlq: async (record) => {
-              await producer.send({
-                topic: record.topic,
-                acks: -1,
-                // gzip: readable by every Kafka client, stock KafkaJS included.
-                compression: CompressionTypes.GZIP,
-                messages: [record.message],
-              });
-            },
-            metrics,
-            log,
-            concurrency: config.bridge.startConcurrency,
-            backoff: options.backoff,
-            maxAttempts: options.maxAttempts,
-            faultContext,
-            now: () => new Date(),
-          },
-          {
-            shouldContinue: () => !stopping && isRunning() && lease.valid(),
-            ownsPartition: () => lease.valid(),
-            heartbeat: () => heartbeat().catch(noticeLoss),
-            onWait,
-            // Only while the partition is ours: a detached batch may outlive its generation,
-            // and KafkaJS's offsets then belong to the next one.
-            resolveOffset: (offset) => {
-              if (lease.valid()) resolveOffset(offset);
-            },
-            commit: async (offset) => {
-              await commits.commit(batch.topic, batch.partition, offset, () =>
-                commitOffsetsIfNecessary({
-                  topics: [
-                    { topic: batch.topic, partitions: [{ partition: batch.partition, offset }] },
-                  ],
-                }).catch(noticeLoss),
-              );
-            },
-          },
-        ),
-      );
+      heartbeat = beat;
+      // A batch fetched for a partition a rebalance already took away is left for its owner.
+      const lease = ownership.lease(topic, partition);
+      if (!lease.valid() || batch.messages.length === 0) return;
+      metrics.consumed.inc({ topic }, batch.messages.length);
+      metrics.progress.noteBatch(topic, partition, batch.messages[0]!.offset, readableEndOf(batch));
+      const run = await runOf(topic, partition, lease);
+      await detached.run(topic, partition, async (onWait) => {
+        const intake = {
+          routes: routesFor(topic),
+          translateOptions,
+          ...(registry ? { registry, schemaMisses } : {}),
+        };
+        const items = await translateBatch(batch, intake, run.intakeContext(onWait));
+        if (items === undefined) return; // stopped while the registry was failing
+        const records = items.map((item) => windowRecordOf(item, backfill));
+        const fetchedTo = BigInt(batch.lastOffset()) + 1n;
+        // The fetch position moves past what the window holds (KafkaJS fetches from the last
+        // resolved offset); the committed offset stays at the first record not handled.
+        if ((await scheduler.admit(run, records, fetchedTo, onWait)) && lease.valid())
+          resolveOffset(batch.messages.at(-1)!.offset);
+      });
     },
   });
 
@@ -297,11 +273,14 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     async stop() {
       stopping = true;
       try {
-        // The batches running detached and then the running eachBatch calls stop taking new
-        // messages, finish the starts in flight and commit the handled prefix.
+        // The starts in flight finish, their rows are written and every partition's handled
+        // prefix committed; then batches still taken in detached end, and the consumer goes.
+        await scheduler.stop();
         await detached.drain();
+        await closes?.stop();
         await consumer.disconnect();
       } finally {
+        await admin.disconnect();
         await producer.disconnect();
       }
     },

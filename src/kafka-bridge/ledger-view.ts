@@ -12,6 +12,11 @@ function identitiesOf(cmd: StartCommand): string[] {
   return cmd.formerIdentity === undefined ? [cmd.identity] : [cmd.identity, cmd.formerIdentity];
 }
 
+/** The keys a record holds the view's facts by: `i:` an identity, `a:` an aggregate. */
+function holdKeysOf(cmd: StartCommand): string[] {
+  return [...identitiesOf(cmd).map((i) => `i:${i}`), `a:${cmd.aggregateId}`];
+}
+
 /** What the ledger says about one start command. */
 export interface LedgerFacts {
   known: KnownEvent | undefined;
@@ -20,18 +25,48 @@ export interface LedgerFacts {
 }
 
 /**
- * One batch's view of the ledger: prefetched with one query each for identities and versions
- * (the fast path), or, when the batch lookup failed for a reason that is not an outage (one
- * message's identity the database refuses), looked up per message inside that message's own
- * guard. Starts made by this batch are remembered, so a later message of the same aggregate
- * sees them without a query.
+ * A partition's view of the ledger for the records in its read-ahead window: each fetched
+ * batch prefetched with one query each for identities and versions (the fast path), or, when
+ * that lookup failed for a reason that is not an outage (one message's identity the database
+ * refuses), looked up per message inside that message's own guard. Starts made through the
+ * view are remembered, so a later message of the same aggregate sees them without a query,
+ * in this batch or a later one. What it knows is kept while a record in the window needs it
+ * (retain at intake, before the prefetch is asked; release once handled), so it stays as
+ * small as the window, and a start it forgets has its ledger row written already.
  */
 export class LedgerView {
   private readonly known = new Map<string, KnownEvent>();
   private readonly highest = new Map<string, number>();
-  private prefetched = false;
+  /** Identities a batch lookup answered for (its absence from `known` is an answer too). */
+  private readonly prefetched = new Set<string>();
+  /** Records in the window per identity and per aggregate (retain/release). */
+  private readonly holds = new Map<string, number>();
 
   constructor(private readonly ledger: BatchLedger) {}
+
+  /** Records that will be looked up: their facts are kept until each is released. */
+  retain(starts: readonly StartCommand[]): void {
+    for (const s of starts) for (const key of holdKeysOf(s)) this.hold(key, 1);
+  }
+
+  /** A retained record is handled: what only it needed is forgotten. */
+  release(cmd: StartCommand): void {
+    for (const key of holdKeysOf(cmd)) {
+      if (this.hold(key, -1) > 0) continue;
+      const [kind, id] = [key[0], key.slice(2)];
+      if (kind === 'i') {
+        this.known.delete(id);
+        this.prefetched.delete(id);
+      } else this.highest.delete(id);
+    }
+  }
+
+  private hold(key: string, by: number): number {
+    const n = (this.holds.get(key) ?? 0) + by;
+    if (n > 0) this.holds.set(key, n);
+    else this.holds.delete(key);
+    return n;
+  }
 
   /** The batch lookup: one query for identities, one for aggregate versions. */
   async prefetch(starts: readonly StartCommand[]): Promise<void> {
@@ -43,9 +78,10 @@ export class LedgerView {
         ),
       ]),
     ]);
-    for (const [k, v] of known) this.known.set(k, v);
+    // What this view remembered meanwhile is as new as the answer, or newer.
+    for (const [k, v] of known) if (!this.known.has(k)) this.known.set(k, v);
     for (const [k, v] of highest) this.raise(k, v);
-    this.prefetched = true;
+    for (const s of starts) this.prefetched.add(s.identity);
   }
 
   /**
@@ -53,12 +89,12 @@ export class LedgerView {
    * the caller need not wrap it as a dependency call), else undefined.
    */
   prefetchedFacts(cmd: StartCommand): LedgerFacts | undefined {
-    return this.prefetched ? this.factsOf(cmd) : undefined;
+    return this.prefetched.has(cmd.identity) ? this.factsOf(cmd) : undefined;
   }
 
   /** The facts for one command: from the prefetch, or queried for this command alone. */
   async lookup(cmd: StartCommand): Promise<LedgerFacts> {
-    if (!this.prefetched) {
+    if (!this.prefetched.has(cmd.identity)) {
       const [known, highest] = await Promise.all([
         this.ledger.findKnown(identitiesOf(cmd)),
         cmd.aggregateVersion !== undefined

@@ -5,6 +5,7 @@ import { classifyAgainstLedger } from './dedup';
 import { deadLetter } from './dead-letter';
 import { callDependency, retryOptions } from './dependency-call';
 import type { LedgerRow } from '../db/ledger-store';
+import type { SourcePosition } from './workflow-starter';
 import type { PoisonReason } from '../events/poison';
 import type { RouteTable } from '../events/routes';
 import type { DecodedValue } from '../events/message-value';
@@ -42,6 +43,27 @@ export function translateSafely(
       error: `translation threw: ${describeError(err)}`,
     };
   }
+}
+
+/** The ledger row of a started command, read from `source`. */
+export function ledgerRowOf(
+  cmd: StartCommand,
+  source: SourcePosition,
+  runId: string | null,
+): LedgerRow {
+  return {
+    identity: cmd.identity,
+    eventType: cmd.eventType,
+    eventId: cmd.eventId,
+    aggregateId: cmd.aggregateId,
+    aggregateVersion: cmd.aggregateVersion,
+    fingerprint: cmd.fingerprint,
+    workflowId: cmd.workflowId,
+    runId,
+    sourceTopic: source.topic,
+    sourcePartition: source.partition,
+    sourceOffset: source.offset,
+  };
 }
 
 type AttemptResult =
@@ -86,19 +108,7 @@ async function attemptStart(
   // Started, or started earlier but not in the ledger (a crash between start and ledger
   // write, or the ledger was reaped): its row, so the next redelivery costs no Temporal call.
   // The batch writes it (ledger-writes.ts) and counts the message handled only once it is.
-  const row: LedgerRow = {
-    identity: cmd.identity,
-    eventType: cmd.eventType,
-    eventId: cmd.eventId,
-    aggregateId: cmd.aggregateId,
-    aggregateVersion: cmd.aggregateVersion,
-    fingerprint: cmd.fingerprint,
-    workflowId: cmd.workflowId,
-    runId: outcome.runId,
-    sourceTopic: topic,
-    sourcePartition: partition,
-    sourceOffset: item.message.offset,
-  };
+  const row = ledgerRowOf(cmd, source, outcome.runId);
   ctx.view.remember(cmd, outcome.runId);
   return outcome.kind === 'started'
     ? { kind: 'started', runId: outcome.runId, row }

@@ -3,12 +3,21 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { PartitionPauses } from './partition-pauses';
 import { PartitionProgress } from './partition-progress';
 
+/** What the scheduler reports at scrape time (set by the bridge; nothing until it runs). */
+export interface SchedulerView {
+  /** Each partition's read-ahead window: records and bytes waiting or handled, not committed. */
+  windows(): Array<{ topic: string; partition: number; records: number; bytes: number }>;
+  /** Runs counted against the open-run caps, by what they count against. */
+  openRuns(): { total: number; background: number };
+}
+
 /** The bridge's Prometheus metrics (docs/architecture.md, "Bridge behaviour"). */
 export function createBridgeMetrics(
   progress: PartitionProgress = new PartitionProgress(),
   pauses: PartitionPauses = new PartitionPauses(),
 ) {
   const registry = new Registry();
+  const scheduler: { view?: SchedulerView } = {};
   collectDefaultMetrics({ register: registry, prefix: 'onceflow_bridge_' });
   const labels = ['topic'] as const;
   return {
@@ -91,6 +100,31 @@ export function createBridgeMetrics(
     }),
     progress,
     pauses,
+    scheduler,
+    windowRecords: new Gauge({
+      name: 'onceflow_bridge_window_records',
+      help: "Records in a partition's read-ahead window (fetched, not committed); the partition is paused at BRIDGE_WINDOW_RECORDS",
+      labelNames: ['topic', 'partition'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const w of scheduler.view?.windows() ?? [])
+          this.set({ topic: w.topic, partition: String(w.partition) }, w.records);
+      },
+    }),
+    openRuns: new Gauge({
+      name: 'onceflow_bridge_open_runs',
+      help: 'Runs this bridge started that count against its open-run caps (starts in flight included), all and those of replays and backfills',
+      labelNames: ['class'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const open = scheduler.view?.openRuns();
+        if (!open) return;
+        this.set({ class: 'all' }, open.total);
+        this.set({ class: 'background' }, open.background);
+      },
+    }),
     partitionPaused: new Gauge({
       name: 'onceflow_bridge_partition_paused',
       help: 'Partitions paused because their batch waits on its environment (1 each): the dependency and its fault (slow: a call in flight for over 1.5 s that has not failed yet); the bridge reads its other partitions meanwhile',

@@ -6,6 +6,8 @@
  * next assignment gives the same partition back (the new generation's batch takes over).
  */
 export interface PartitionLease {
+  /** The generation it was taken in: leases of one generation share one read-ahead window. */
+  readonly generation: number;
   /** True while the partition is still ours in the generation the lease was taken in. */
   valid(): boolean;
 }
@@ -58,6 +60,7 @@ export class PartitionOwnership {
   lease(topic: string, partition: number): PartitionLease {
     const generation = this.generation;
     return {
+      generation,
       valid: () => generation === this.generation && this.owns(topic, partition),
     };
   }

@@ -19,11 +19,11 @@ export interface PausedPartition extends PartitionWait {
   since: number;
 }
 
-/** A pause taken for one batch: it lasts until released. */
+/** A pause taken for one batch or start: it lasts until released. */
 export interface PauseHold {
   /** The batch now waits for another reason (its wait was `slow`, then classified). */
   update(wait: PartitionWait): void;
-  /** Resumes fetching the partition, unless a later hold took it over meanwhile. */
+  /** Resumes fetching the partition, unless another hold still holds it. */
   release(): void;
 }
 
@@ -39,7 +39,8 @@ export type PauseControl = Pick<Consumer, 'pause' | 'resume'>;
  * KafkaJS (its subscription state keeps it), so only the hold that took it resumes it.
  */
 export class PartitionPauses {
-  private readonly held = new Map<string, PausedPartition & { token: object }>();
+  /** Each paused partition's holds, oldest first: a batch taking it in, starts waiting in it. */
+  private readonly held = new Map<string, Array<PausedPartition & { token: object }>>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -47,35 +48,43 @@ export class PartitionPauses {
     return `${topic}\u0000${partition}`;
   }
 
-  /** Pauses `topic`/`partition` on `consumer` until the hold is released. */
+  /** Pauses `topic`/`partition` on `consumer` until this hold and every other is released. */
   hold(consumer: PauseControl, topic: string, partition: number, wait: PartitionWait): PauseHold {
     const key = this.keyOf(topic, partition);
     const token = {};
-    this.held.set(key, { topic, partition, ...wait, since: this.now(), token });
+    const holds = this.held.get(key) ?? [];
+    holds.push({ topic, partition, ...wait, since: this.now(), token });
+    this.held.set(key, holds);
     consumer.pause([{ topic, partitions: [partition] }]);
-    const mine = () => this.held.get(key)?.token === token;
+    const mine = () => this.held.get(key)?.find((h) => h.token === token);
     return {
       update: (next) => {
-        const state = this.held.get(key);
-        if (state?.token === token) Object.assign(state, next);
+        const state = mine();
+        if (state) Object.assign(state, next);
       },
       release: () => {
-        if (!mine()) return;
+        const list = this.held.get(key);
+        if (!list || !mine()) return;
+        const left = list.filter((h) => h.token !== token);
+        if (left.length > 0) return void this.held.set(key, left);
         this.held.delete(key);
         consumer.resume([{ topic, partitions: [partition] }]);
       },
     };
   }
 
-  /** True while a batch of `topic`/`partition` holds it paused. */
+  /** True while something of `topic`/`partition` holds it paused. */
   isHeld(topic: string, partition: number): boolean {
     return this.held.has(this.keyOf(topic, partition));
   }
 
-  /** The paused partitions and why, oldest first. */
+  /** The paused partitions and why (the latest hold's reason), oldest first. */
   list(): PausedPartition[] {
     return [...this.held.values()]
-      .map(({ token: _token, ...paused }) => paused)
+      .map((holds) => {
+        const { token: _token, ...latest } = holds.at(-1)!;
+        return { ...latest, since: holds[0]!.since };
+      })
       .sort((a, b) => a.since - b.since);
   }
 }

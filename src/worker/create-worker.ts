@@ -14,6 +14,8 @@ import { applyTaskQueueConfig } from './task-queue-config';
 import { dataConverterFor } from '../temporal/data-converter';
 import { prepareWorkflowBundle } from './workflow-bundle';
 import { workerTracingOptions } from '../tracing/worker';
+import { fairnessOptionsOf } from './fairness-options';
+import { providerPaceInterceptor } from '../activities/provider-pace';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -116,6 +118,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     ...pollersOf(config),
+    // Eager dispatch and sticky queues as fairness needs them (src/worker/fairness-options.ts).
+    ...fairnessOptionsOf(config, domains),
   } satisfies Omit<WorkerOptions, 'workflowBundle'>;
   // Every declared provider's queue (and any a limit names) is polled, limited or not: a limit
   // set later needs no deploy, and a step's tasks never wait on a queue nobody polls.
@@ -133,12 +137,22 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   // The providers' queues: activities only, unversioned (an activity carries no workflow
   // code, so any build's worker may run it).
   const providerWorkers = await Promise.all(
-    providers.map((provider) =>
-      Worker.create({
+    providers.map((provider) => {
+      // A limited provider's calls each wait for their moment (src/activities/provider-pace.ts).
+      const pace = providerPaceInterceptor({ provider, config, pool: options.deps.pool });
+      return Worker.create({
         ...common,
+        ...(pace
+          ? {
+              interceptors: {
+                ...common.interceptors,
+                activity: [...common.interceptors.activity, pace],
+              },
+            }
+          : {}),
         taskQueue: providerTaskQueue(taskQueue, provider),
-      }),
-    ),
+      });
+    }),
   );
   const deployment = config.worker.deploymentName ?? taskQueue;
   const versioned = config.worker.versioning === 'pinned';

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { ProviderRateLimit } from '../config/fairness-settings';
 import { fairnessKeyOf } from '../temporal/run-priority';
 import { providerTaskQueue } from '../util/provider-queue';
+import { pacedRate } from '../activities/provider-pace';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 type WorkflowService = temporal.api.workflowservice.v1.WorkflowService;
@@ -28,22 +29,24 @@ export interface AppliedQueueConfig {
 }
 
 /**
- * The rate Temporal is given for a provider's limit: half of it. Temporal's task queue limiter
- * lets an idle queue spend a whole second's worth of its rate at once and then holds the rate
- * (its matching service's one-second burst, not configurable), so a queue at rate r can
- * dispatch up to 2r calls within one second. At half the provider's limit no second ever sees
- * more calls than the limit; the steady rate is half of it.
+ * The rate Temporal is given for a provider's limit per tenant: half of it. Temporal's task
+ * queue limiter lets an idle key spend a whole second's worth of its rate at once and then
+ * holds the rate (its matching service's one-second burst, not configurable), so a key at
+ * rate r can dispatch up to 2r calls within one second. At half the limit no second ever sees
+ * more of a tenant's calls than its limit. (The limit over all tenants is paced exactly in the
+ * activity's path instead: src/activities/provider-pace.ts, and Temporal holds it at that
+ * pace's rate.)
  */
 export function temporalRateOf(providerLimit: number): number {
   return providerLimit / 2;
 }
 
 /** A rate as Temporal's update: set it, or (undefined) remove the limit an earlier start set. */
-function rateUpdate(limit: number | undefined, what: string): RateLimitUpdate {
+function rateUpdate(limit: number | undefined, rate: number, what: string): RateLimitUpdate {
   return limit === undefined
     ? {}
     : {
-        rateLimit: { requestsPerSecond: temporalRateOf(limit) },
+        rateLimit: { requestsPerSecond: rate },
         reason: `onceflow PROVIDER_RATE_LIMITS ${what}: ${limit} calls in any second`,
       };
 }
@@ -51,8 +54,8 @@ function rateUpdate(limit: number | undefined, what: string): RateLimitUpdate {
 /**
  * Makes Temporal's task queues say what the settings say, at every worker start (idempotent,
  * so any number of workers may do it at once): PROVIDER_RATE_LIMITS on each provider's
- * activity task queue (the queue's rate and the default per fairness key, i.e. per tenant,
- * scaled by its weight), and TENANT_WEIGHTS as fairness weight overrides on the workflow's
+ * activity task queue (the queue's rate, the pace's, and the default per fairness key, i.e.
+ * per tenant, scaled by its weight), and TENANT_WEIGHTS as fairness weight overrides on the workflow's
  * queues and every provider's (Temporal keeps overrides per queue and type). A limit or a
  * weight the settings no longer name is removed: the settings are the only source. The
  * limit holds across all workers because Temporal's matching enforces it when it dispatches.
@@ -107,9 +110,15 @@ export async function applyTaskQueueConfig(
       // said (set or removed).
       ...(queue.provider !== undefined
         ? {
-            updateQueueRateLimit: rateUpdate(limit?.perSecond, queue.provider),
+            // The pace's rate: matching holds the calls, the pace spreads its bursts out.
+            updateQueueRateLimit: rateUpdate(
+              limit?.perSecond,
+              pacedRate(limit?.perSecond ?? 0, options.fairness.providerRateShare),
+              queue.provider,
+            ),
             updateFairnessKeyRateLimitDefault: rateUpdate(
               limit?.perTenant,
+              temporalRateOf(limit?.perTenant ?? 0),
               `${queue.provider} per tenant`,
             ),
           }

@@ -47,7 +47,13 @@ export class BridgeHarness {
 
   constructor(overrides: Partial<Config['bridge']> = {}) {
     const base = testConfig();
-    this.config = { ...base, bridge: { ...base.bridge, metricsPort: 0, ...overrides } };
+    // No open-run caps: these bridges start runs no worker runs, which never close; a test
+    // of admission sets its own.
+    const uncapped = { total: 0, perTenant: 0, background: 0 };
+    this.config = {
+      ...base,
+      bridge: { ...base.bridge, metricsPort: 0, openRuns: uncapped, ...overrides },
+    };
     // Rebalances in these tests are deliberate: their KafkaJS "errors" go to the test log,
     // printed only when the test fails.
     this.kafka = createKafka(this.config.kafka, 'test', testPinoLogger('kafkajs'));

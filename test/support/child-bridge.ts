@@ -22,6 +22,10 @@ export function spawnBridge(
         TEMPORAL_TASK_QUEUE: h.taskQueue,
         DATABASE_SCHEMA: h.schema,
         BRIDGE_METRICS_PORT: '0',
+        // No open-run caps: no worker runs these runs, so they never close (as in BridgeHarness).
+        BRIDGE_MAX_OPEN_RUNS: '0',
+        BRIDGE_MAX_OPEN_RUNS_PER_TENANT: '0',
+        BRIDGE_MAX_OPEN_BACKGROUND_RUNS: '0',
         LOG_LEVEL: 'warn',
         ...env,
       },

@@ -10,6 +10,7 @@ import { workflowBuilds } from './0009-workflow-builds';
 import { verifiedBuilds } from './0010-verified-builds';
 import { sandboxHoldsShipments } from './0011-sandbox-holds-shipments';
 import { prunableBuilds } from './0012-prunable-builds';
+import { providerPace } from './0013-provider-pace';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   verifiedBuilds,
   sandboxHoldsShipments,
   prunableBuilds,
+  providerPace,
 ];

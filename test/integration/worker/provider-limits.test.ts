@@ -25,6 +25,7 @@ describe('fairness: provider limits and tenant weights on Temporal task queues (
       fairness: {
         providerRateLimits: { mail: { perSecond: 10, perTenant: 2 } },
         tenantWeights: { acme: 3 },
+        providerRateShare: 0.95,
       },
     });
   });
@@ -45,10 +46,11 @@ describe('fairness: provider limits and tenant weights on Temporal task queues (
       })
     ).config;
 
-  it("the mail provider's queue carries its limit (10 and 2 per tenant in any second: Temporal's rates 5/s and 1/s); every queue the tenant weights", async () => {
+  it("the mail provider's queue carries its limit (10 and 2 per tenant in any second: Temporal's rates 9.5/s and 1/s); every queue the tenant weights", async () => {
     const mail = await configOf(providerTaskQueue(env.taskQueue, 'mail'), 'activity');
-    // Temporal's rate is half the provider's limit: its one-second burst then stays within it.
-    assert.equal(mail?.queueRateLimit?.rateLimit?.requestsPerSecond, 5);
+    // Temporal's rate is the pace's (the limit × PROVIDER_RATE_SHARE): the pace spreads its
+    // one-second burst. Per tenant it is half the limit: its burst then stays within it.
+    assert.equal(mail?.queueRateLimit?.rateLimit?.requestsPerSecond, 9.5);
     assert.equal(mail?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond, 1);
     assert.deepEqual({ ...mail?.fairnessWeightOverrides }, { acme: 3 });
     const card = await configOf(providerTaskQueue(env.taskQueue, 'card'), 'activity');

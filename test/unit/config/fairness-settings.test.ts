@@ -4,7 +4,11 @@ import { ConfigError, loadConfig } from '../../../src/config';
 describe('config: TENANT_WEIGHTS, PROVIDER_RATE_LIMITS, BRIDGE_MODE', () => {
   it('default to none, live', () => {
     const c = loadConfig({});
-    assert.deepEqual(c.fairness, { tenantWeights: {}, providerRateLimits: {} });
+    assert.deepEqual(c.fairness, {
+      tenantWeights: {},
+      providerRateLimits: {},
+      providerRateShare: 0.95,
+    });
     assert.equal(c.bridge.mode, 'live');
     assert.equal(c.bridge.backfillFromMs, undefined);
   });

@@ -13,37 +13,12 @@ import {
   buildDlqStub,
   type DlqStubValue,
 } from '../../../src/kafka-bridge/dlq-stub';
-import { OffsetTracker } from '../../../src/kafka-bridge/offset-tracker';
 import {
   PartitionOwnership,
   isMembershipLost,
 } from '../../../src/kafka-bridge/partition-ownership';
 import { PartitionProgress } from '../../../src/kafka-bridge/partition-progress';
 import { PartitionCommits } from '../../../src/kafka-bridge/partition-commits';
-
-describe('OffsetTracker', () => {
-  it('resolves and commits only the contiguous handled prefix', () => {
-    const resolved: string[] = [];
-    const t = new OffsetTracker(['10', '11', '12', '13'], (o) => resolved.push(o));
-    assert.equal(t.nextOffset(), undefined);
-    t.markHandled(2);
-    t.markHandled(1);
-    assert.deepEqual(resolved, []);
-    assert.equal(t.nextOffset(), undefined);
-    t.markHandled(0);
-    assert.deepEqual(resolved, ['10', '11', '12']);
-    assert.equal(t.nextOffset(), '13');
-    assert.equal(t.handledPrefix, 3);
-    t.markHandled(3);
-    assert.equal(t.nextOffset(), '14');
-  });
-
-  it('handles int64 offsets beyond 2^53', () => {
-    const t = new OffsetTracker(['9223372036854775806']);
-    t.markHandled(0);
-    assert.equal(t.nextOffset(), '9223372036854775807');
-  });
-});
 
 describe('retryClassified', () => {
   const opts = (over: Partial<Parameters<typeof retryClassified>[1]> = {}) => ({
