@@ -44,10 +44,10 @@ export function cancellableGrpcRetry(
         const onStatus = (status: StatusObject): void => {
           last = status;
           if (!cancelled && options.retryableDecider(attempt, status)) {
-            timer = setTimeout(() => retry(status), options.delayFunction(attempt, status));
+            timer = setTimeout(retry, options.delayFunction(attempt, status));
           } else end(status);
         };
-        const retry = (last: StatusObject): void => {
+        const retry = (): void => {
           timer = undefined;
           if (cancelled) return;
           attempt++;
@@ -56,7 +56,7 @@ export function cancellableGrpcRetry(
             call = nextCall(callOptions);
           } catch {
             // The connection was closed while this call waited to retry.
-            end(last);
+            end(last!);
             return;
           }
           call.start(metadata, {
